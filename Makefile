@@ -1,0 +1,55 @@
+# blogbench: `make up APP=<name>`, `make test`. See README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DEFAULT_GOAL := help
+
+APP ?=
+# The app names: the Go reference plus one crate per folder under apps/.
+APPS := go $(sort $(patsubst apps/%/Cargo.toml,%,$(wildcard apps/*/Cargo.toml)))
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+RELEASE := $(TARGET_DIR)/release
+BLOGBENCH := $(RELEASE)/blogbench
+
+.PHONY: help services build up parity test lint go-test cargo-test
+
+help:
+	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
+	@echo "make test            lint, unit tests, services, Go tests, parity and integration tests"
+	@echo "make services        start PostgreSQL and Redis, load the data when it is not there"
+	@echo "make build           release build of every app and tool (one profile for all)"
+	@echo "make parity          compare every app's pages with the Go reference's"
+
+# One build command for everything, always the same, so tests, `make up` and the benchmark
+# share one set of artefacts (building one crate alone re-resolves features and rebuilds).
+build:
+	cargo build --release --workspace --bins
+	cd go-reference && go build -o $(RELEASE)/go-reference .
+
+services: build
+	scripts/services.sh up
+	$(RELEASE)/seed ensure
+
+up:
+	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac
+	@$(MAKE) --no-print-directory services
+	@$(BLOGBENCH) run --app $(APP)
+
+parity: services
+	$(BLOGBENCH) parity --app all
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	cd go-reference && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	cd go-reference && go vet ./...
+
+go-test: services
+	cd go-reference && go test -count=1 ./...
+
+# Ends with one line summing every cargo test binary's results, for CI and for people.
+cargo-test: services
+	cargo test --release --workspace 2>&1 | tee $(TARGET_DIR)/cargo-test.log
+	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' \
+		$(TARGET_DIR)/cargo-test.log | tee $(TARGET_DIR)/test-summary.txt
+
+test: lint parity go-test cargo-test

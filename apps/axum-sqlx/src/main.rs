@@ -1,0 +1,107 @@
+//! The blog on axum 0.8, sqlx (PostgreSQL), Tera and redis: the SPEC's six routes.
+//!
+//! Run it with `make up APP=axum-sqlx` (services, data, release build), or by hand:
+//!
+//! ```text
+//! cargo run --release -p axum-sqlx
+//! curl 127.0.0.1:8080/
+//! curl 127.0.0.1:8080/posts/<slug>
+//! curl '127.0.0.1:8080/compute?n=20000'
+//! ```
+//!
+//! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
+//! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`.
+
+mod cache;
+mod db;
+mod routes;
+
+use axum::{Router, routing::get};
+use cache::PageCache;
+use mimalloc::MiMalloc;
+use sqlx::postgres::PgPoolOptions;
+use std::{process::ExitCode, sync::Arc, time::Duration};
+use tera::Tera;
+use workload::Config;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: sqlx::PgPool,
+    pub cache: Arc<PageCache>,
+    pub tera: Arc<Tera>,
+    /// The 404 page, rendered once.
+    pub not_found: Arc<str>,
+}
+
+fn main() -> ExitCode {
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("axum-sqlx: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.workers)
+        .enable_all()
+        .build()
+        .expect("build the Tokio runtime");
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("axum-sqlx: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    // No ping on acquire; sqlx still pings every connection it takes back (no switch).
+    // Lazy, so the app starts (and answers 503) while Postgres is down.
+    let pool = PgPoolOptions::new()
+        .max_connections(config.pool_max)
+        .min_connections(config.pool_min)
+        .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_lazy(&config.database_url)?;
+    let tera = templates::tera()?;
+    let state = AppState {
+        pool,
+        cache: Arc::new(PageCache::new(&config.redis_url)?),
+        not_found: templates::not_found_page(&tera)?.into(),
+        tera: Arc::new(tera),
+    };
+
+    let app = Router::new()
+        .route("/", get(routes::home))
+        .route("/posts/{slug}", get(routes::post))
+        .route("/tags/{slug}", get(routes::tag))
+        .route("/cached/", get(routes::cached_home))
+        .route("/cached/posts/{slug}", get(routes::cached_post))
+        .route("/compute", get(routes::compute))
+        .fallback(routes::not_found)
+        .with_state(state);
+
+    let listener = tokio::net::TcpListener::bind(&config.bind)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+    println!("axum-sqlx listening on http://{}/", listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("install the SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
+}

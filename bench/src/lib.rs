@@ -1,0 +1,10 @@
+//! The blogbench harness as a library: the app registry, starting and stopping apps, the
+//! parity sample and check, and a TCP relay for fault (and later, protocol) tests. The
+//! `blogbench` binary is its command-line front end.
+
+pub mod apps;
+pub mod page_cache;
+pub mod parity;
+pub mod relay;
+pub mod sample;
+pub mod server;

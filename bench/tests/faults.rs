@@ -1,0 +1,196 @@
+//! Bad input and service outages, for every app, against the real services: a TCP relay
+//! sits between the app and PostgreSQL or Redis, and cutting it drops every connection and
+//! refuses new ones (what a restart or an outage looks like to the app); resuming it lets
+//! the service back in. `make services` must have run.
+
+use bench::apps::{self, App};
+use bench::relay::Relay;
+use bench::server::RunningApp;
+use redis::Commands;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The apps share Redis keys; run one test at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const POST: &str = "/posts/tom-jerry-s-c-notes-on-na-ve-caf-benchmarks-1000";
+
+struct Reply {
+    status: u16,
+    content_type: String,
+    body: String,
+}
+
+fn get(app: &RunningApp, path: &str) -> Reply {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(20)))
+        .build()
+        .into();
+    let mut response = agent.get(&app.url(path)).call().expect("HTTP request");
+    Reply {
+        status: response.status().as_u16(),
+        content_type: response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default(),
+        body: response.body_mut().read_to_string().unwrap(),
+    }
+}
+
+/// `host:port` of a `scheme://[user[:password]@]host:port/...` URL.
+fn host_port(url: &str) -> String {
+    let rest = url.split_once("://").expect("a URL").1;
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    rest.split('/').next().unwrap().to_owned()
+}
+
+fn database_url() -> String {
+    std::env::var("DATABASE_URL").unwrap_or_else(|_| workload::DEFAULT_DATABASE_URL.to_owned())
+}
+
+fn redis() -> redis::Connection {
+    let url = bench::page_cache::redis_url();
+    redis::Client::open(url.as_str())
+        .and_then(|c| c.get_connection())
+        .unwrap_or_else(|e| panic!("redis at {url} ({e}): run `make services`"))
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ok() {
+        assert!(
+            started.elapsed() < timeout,
+            "{what} did not happen within {timeout:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn for_each_app(test: impl Fn(&'static App)) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for app in apps::APPS {
+        test(app);
+    }
+}
+
+#[test]
+fn bad_input_gets_400_or_404_never_500() {
+    for_each_app(|app| {
+        let running = RunningApp::start(app, &[]).unwrap();
+        for n in ["abc", "1", "10000000", ""] {
+            let reply = get(&running, &format!("/compute?n={n}"));
+            assert_eq!(reply.status, 400, "{}: n={n:?}", app.name);
+            assert_eq!(
+                reply.content_type, "text/plain; charset=utf-8",
+                "{}",
+                app.name
+            );
+            assert_eq!(reply.body, workload::BAD_N_MESSAGE, "{}", app.name);
+        }
+        assert_eq!(get(&running, "/compute").body, "21171191\n", "{}", app.name);
+        for path in [
+            "/posts/no-such-slug",
+            "/tags/no-such-tag",
+            "/cached/posts/nope",
+            "/no/such/path",
+        ] {
+            let reply = get(&running, path);
+            assert_eq!(reply.status, 404, "{}: {path}", app.name);
+            assert!(
+                reply.body.contains("<h1>Not found</h1>"),
+                "{}: {path}",
+                app.name
+            );
+        }
+    });
+}
+
+#[test]
+fn postgres_restart_gives_503_then_recovers_without_restarting_the_app() {
+    for_each_app(|app| {
+        let mut relay = Relay::start(&host_port(&database_url())).unwrap();
+        let url = database_url().replace(&host_port(&database_url()), &relay.addr.to_string());
+        let running = RunningApp::start(app, &[("DATABASE_URL", &url)]).unwrap();
+        let home = get(&running, "/");
+        assert_eq!(home.status, 200, "{}: {}", app.name, home.body);
+
+        relay.cut();
+        let down = get(&running, "/");
+        assert_eq!(down.status, 503, "{}: {}", app.name, down.body);
+        assert_eq!(down.body, workload::DB_UNAVAILABLE_MESSAGE, "{}", app.name);
+        assert_eq!(get(&running, POST).status, 503, "{}", app.name);
+
+        relay.resume().unwrap();
+        wait_for(
+            &format!("{} serving again", app.name),
+            Duration::from_secs(30),
+            || get(&running, "/").status == 200,
+        );
+        assert_eq!(get(&running, "/").body, home.body, "{}", app.name);
+    });
+}
+
+#[test]
+fn redis_outage_is_a_cache_miss_and_caching_resumes() {
+    let key = format!("page:{POST}");
+    let mut direct = redis();
+    for_each_app(|app| {
+        let mut relay = Relay::start(&host_port(&bench::page_cache::redis_url())).unwrap();
+        let url = format!("redis://{}/0", relay.addr);
+        let running = RunningApp::start(app, &[("REDIS_URL", &url)]).unwrap();
+        let page = get(&running, POST);
+        assert_eq!(page.status, 200, "{}", app.name);
+
+        direct.del::<_, ()>(&key).unwrap();
+        assert_eq!(
+            get(&running, &format!("/cached{POST}")).body,
+            page.body,
+            "{}: miss",
+            app.name
+        );
+        assert!(
+            direct.exists::<_, bool>(&key).unwrap(),
+            "{}: page not stored",
+            app.name
+        );
+        assert_eq!(
+            get(&running, &format!("/cached{POST}")).body,
+            page.body,
+            "{}: hit",
+            app.name
+        );
+        direct.del::<_, ()>(&key).unwrap();
+
+        relay.cut();
+        for _ in 0..3 {
+            let reply = get(&running, &format!("/cached{POST}"));
+            assert_eq!(
+                (reply.status, &reply.body),
+                (200, &page.body),
+                "{}: Redis down",
+                app.name
+            );
+        }
+        let home = get(&running, "/cached/");
+        assert_eq!(
+            (home.status, home.body),
+            (200, get(&running, "/").body),
+            "{}",
+            app.name
+        );
+        assert!(!direct.exists::<_, bool>(&key).unwrap());
+
+        relay.resume().unwrap();
+        wait_for(
+            &format!("{} caching again", app.name),
+            Duration::from_secs(30),
+            || {
+                get(&running, &format!("/cached{POST}")).body == page.body
+                    && direct.exists::<_, bool>(&key).unwrap()
+            },
+        );
+        direct.del::<_, ()>(&key).unwrap();
+    });
+}

@@ -1,0 +1,74 @@
+//! Parity against the Go oracle, through the real `blogbench` binary, real apps, real
+//! PostgreSQL and Redis (`make services` must have run; `make test` does that first).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn blogbench(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_blogbench"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run blogbench")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn every_app_matches_the_go_reference() {
+    let output = blogbench(&["parity", "--app", "all"], &[]);
+    let out = text(&output);
+    assert!(output.status.success(), "parity failed:\n{out}");
+    for app in bench::apps::APPS.iter().filter(|a| a.name != "go") {
+        assert!(
+            out.contains(&format!("parity: {}: ", app.name)) && out.contains("identical to go"),
+            "no parity line for {}:\n{out}",
+            app.name
+        );
+    }
+}
+
+#[test]
+fn a_changed_template_fails_with_a_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = bench::apps::workspace_dir().join("templates/tera");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let home = dir.path().join("home.html");
+    let changed = std::fs::read_to_string(&home)
+        .unwrap()
+        .replace("<h1>Latest posts</h1>", "<h1>Newest posts</h1>");
+    std::fs::write(&home, changed).unwrap();
+
+    let output = blogbench(
+        &["parity", "--app", "axum-sqlx"],
+        &[(templates::TEMPLATE_DIR_VAR, dir.path())],
+    );
+    let out = text(&output);
+    assert!(
+        !output.status.success(),
+        "parity passed with a changed template:\n{out}"
+    );
+    assert!(out.contains("first: GET / (body differs)"), "{out}");
+    assert!(out.contains("--- go /"), "no unified diff header:\n{out}");
+    assert!(
+        out.contains("-<h1>Latest posts</h1>\n+<h1>Newest posts</h1>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn unknown_app_lists_the_valid_names() {
+    let output = blogbench(&["parity", "--app", "no-such-framework"], &[]);
+    let out = text(&output);
+    assert!(!output.status.success());
+    assert!(out.contains("valid names: go, axum-sqlx"), "{out}");
+}

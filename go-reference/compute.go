@@ -1,0 +1,49 @@
+package main
+
+import (
+	"net/url"
+	"strconv"
+)
+
+// defaultN is the n of /compute when the query gives none.
+const defaultN = 20000
+
+// badN is the 400 body for a bad n, byte for byte the Rust apps' (workload::BAD_N_MESSAGE).
+const badN = "n must be an integer from 2 to 1000000\n"
+
+// parseN returns the n of a /compute query string: the default when n is absent, and
+// ok=false when it is not a decimal integer from 2 to 1 000 000 (an empty n is a bad value,
+// not an absent one). Like Rust's str::parse::<i64>, it accepts a leading '+' or '-'. When n
+// is given more than once, the first value counts.
+func parseN(rawQuery string) (n int64, ok bool) {
+	query, err := url.ParseQuery(rawQuery)
+	values, present := query["n"]
+	if !present {
+		// ParseQuery drops the pairs it cannot decode (a bad %-escape, a ';'): n may be one.
+		return defaultN, err == nil
+	}
+	n, err = strconv.ParseInt(values[0], 10, 64)
+	if err != nil || n < 2 || n > 1_000_000 {
+		return 0, false
+	}
+	return n, true
+}
+
+// sumOfPrimesBelow adds up the primes below n by i64 trial division, on every call: the work
+// is the point of /compute (SPEC §3), so no sieve and no caching.
+func sumOfPrimesBelow(n int64) int64 {
+	var sum int64
+	for i := int64(2); i < n; i++ {
+		prime := true
+		for d := int64(2); d*d <= i; d++ {
+			if i%d == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			sum += i
+		}
+	}
+	return sum
+}

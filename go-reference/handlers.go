@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const (
+	htmlType = "text/html; charset=utf-8"
+	textType = "text/plain; charset=utf-8"
+)
+
+var (
+	errNotFound = errors.New("not found")
+	errRender   = errors.New("rendering a template")
+)
+
+// app holds what the handlers share.
+type app struct {
+	db       *pgxpool.Pool
+	cache    *pageCache
+	notFound []byte // the 404 page, rendered once
+}
+
+func newApp(db *pgxpool.Pool, cache *pageCache) (*app, error) {
+	notFound, err := render(notFoundTemplate, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &app{db: db, cache: cache, notFound: notFound}, nil
+}
+
+func (a *app) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.handleHome)
+	mux.HandleFunc("GET /posts/{slug}", a.handlePost)
+	mux.HandleFunc("GET /tags/{slug}", a.handleTag)
+	mux.HandleFunc("GET /cached/{$}", a.handleCachedHome)
+	mux.HandleFunc("GET /cached/posts/{slug}", a.handleCachedPost)
+	mux.HandleFunc("GET /compute", handleCompute)
+	mux.HandleFunc("/", a.handleNotFound)
+	return mux
+}
+
+func (a *app) handleHome(w http.ResponseWriter, r *http.Request) {
+	page, err := a.renderHome(r.Context())
+	a.respond(w, r, page, err)
+}
+
+func (a *app) handlePost(w http.ResponseWriter, r *http.Request) {
+	page, err := a.renderPost(r.Context(), r.PathValue("slug"))
+	a.respond(w, r, page, err)
+}
+
+func (a *app) handleTag(w http.ResponseWriter, r *http.Request) {
+	page, err := a.renderTag(r.Context(), r.PathValue("slug"))
+	a.respond(w, r, page, err)
+}
+
+func (a *app) handleCachedHome(w http.ResponseWriter, r *http.Request) {
+	a.serveCached(w, r, "page:/", a.renderHome)
+}
+
+func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
+	a.serveCached(w, r, "page:/posts/"+slug, func(ctx context.Context) ([]byte, error) {
+		return a.renderPost(ctx, slug)
+	})
+}
+
+// serveCached serves the page stored under key (SPEC §3): a hit is one Redis GET; on a miss
+// the page is rendered from the database, stored with no expiry and served. When Redis fails,
+// the page is rendered from the database and nothing is stored.
+func (a *app) serveCached(w http.ResponseWriter, r *http.Request, key string, renderPage func(context.Context) ([]byte, error)) {
+	ctx := r.Context()
+	page, hit, cacheErr := a.cache.get(ctx, key)
+	if hit {
+		a.respond(w, r, page, nil)
+		return
+	}
+	page, err := renderPage(ctx)
+	if err == nil && cacheErr == nil {
+		a.cache.set(ctx, key, page)
+	}
+	a.respond(w, r, page, err)
+}
+
+func (a *app) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	write(w, http.StatusNotFound, htmlType, a.notFound)
+}
+
+func handleCompute(w http.ResponseWriter, r *http.Request) {
+	n, ok := parseN(r.URL.RawQuery)
+	if !ok {
+		write(w, http.StatusBadRequest, textType, []byte(badN))
+		return
+	}
+	body := strconv.AppendInt(nil, sumOfPrimesBelow(n), 10)
+	write(w, http.StatusOK, textType, append(body, '\n'))
+}
+
+// respond sends a rendered page, or the response for the error that stopped it: the 404 page
+// for an unknown slug, 503 when the database failed.
+func (a *app) respond(w http.ResponseWriter, r *http.Request, page []byte, err error) {
+	switch {
+	case err == nil:
+		write(w, http.StatusOK, htmlType, page)
+	case errors.Is(err, errNotFound):
+		write(w, http.StatusNotFound, htmlType, a.notFound)
+	case errors.Is(err, errRender):
+		log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		write(w, http.StatusInternalServerError, textType, []byte("internal server error\n"))
+	default:
+		if r.Context().Err() == nil { // not a client that went away
+			log.Printf("%s %s: database unavailable: %v", r.Method, r.URL.Path, err)
+		}
+		write(w, http.StatusServiceUnavailable, textType, []byte("database unavailable\n"))
+	}
+}
+
+// write sends a whole body with its length: no chunked responses (SPEC §3).
+func write(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// Rows, as in shared-sql/src/lib.rs.
+
+type postSummary struct {
+	ID          int32
+	Title       string
+	Slug        string
+	Excerpt     string
+	PublishedAt time.Time
+	AuthorName  string
+}
+
+type post struct {
+	ID          int32
+	Title       string
+	Slug        string
+	Body        string
+	PublishedAt time.Time
+	AuthorName  string
+}
+
+type postTag struct {
+	PostID int32
+	Name   string
+	Slug   string
+}
+
+func scanPostSummary(row pgx.CollectableRow) (p postSummary, err error) {
+	err = row.Scan(&p.ID, &p.Title, &p.Slug, &p.Excerpt, &p.PublishedAt, &p.AuthorName)
+	return p, err
+}
+
+func scanPostTag(row pgx.CollectableRow) (t postTag, err error) {
+	err = row.Scan(&t.PostID, &t.Name, &t.Slug)
+	return t, err
+}
+
+func scanTagLink(row pgx.CollectableRow) (t tagLink, err error) {
+	err = row.Scan(&t.Name, &t.Slug)
+	return t, err
+}
+
+func scanComment(row pgx.CollectableRow) (c commentView, err error) {
+	var at time.Time
+	err = row.Scan(&c.Author, &c.Body, &at)
+	c.Time = minute(at)
+	return c, err
+}
+
+func ids(posts []postSummary) []int32 {
+	out := make([]int32, len(posts))
+	for i, p := range posts {
+		out[i] = p.ID
+	}
+	return out
+}
+
+// The loaders below use pgx's idiom `rows, _ := db.Query(...)`: a failed Query returns Rows
+// that hold its error, which CollectRows and ForEachRow report.
+
+// renderHome renders / with 3 queries: homePosts, tagsOfPosts, commentCounts.
+func (a *app) renderHome(ctx context.Context) ([]byte, error) {
+	rows, _ := a.db.Query(ctx, homePosts)
+	posts, err := pgx.CollectRows(rows, scanPostSummary)
+	if err != nil {
+		return nil, err
+	}
+	postIDs := ids(posts)
+	rows, _ = a.db.Query(ctx, tagsOfPosts, postIDs)
+	tags, err := pgx.CollectRows(rows, scanPostTag)
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[int32]int64, len(posts))
+	var postID int32
+	var count int64
+	rows, _ = a.db.Query(ctx, commentCounts, postIDs)
+	_, err = pgx.ForEachRow(rows, []any{&postID, &count}, func() error {
+		counts[postID] = count
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return render(homeTemplate, homePage{Posts: cards(posts, tags, counts)})
+}
+
+// renderPost renders /posts/{slug} with 3 queries: postBySlug, tagsOfPost, commentsOfPost.
+func (a *app) renderPost(ctx context.Context, slug string) ([]byte, error) {
+	var p post
+	err := a.db.QueryRow(ctx, postBySlug, slug).
+		Scan(&p.ID, &p.Title, &p.Slug, &p.Body, &p.PublishedAt, &p.AuthorName)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	page := postPage{
+		Title:      p.Title,
+		Author:     p.AuthorName,
+		Date:       date(p.PublishedAt),
+		Paragraphs: paragraphs(p.Body),
+	}
+	rows, _ := a.db.Query(ctx, tagsOfPost, p.ID)
+	if page.Tags, err = pgx.CollectRows(rows, scanTagLink); err != nil {
+		return nil, err
+	}
+	rows, _ = a.db.Query(ctx, commentsOfPost, p.ID)
+	if page.Comments, err = pgx.CollectRows(rows, scanComment); err != nil {
+		return nil, err
+	}
+	return render(postTemplate, page)
+}
+
+// renderTag renders /tags/{slug} with 4 queries: tagBySlug, tagPosts, tagsOfPosts,
+// tagPostCount.
+func (a *app) renderTag(ctx context.Context, slug string) ([]byte, error) {
+	var id int32
+	page := tagPage{}
+	err := a.db.QueryRow(ctx, tagBySlug, slug).Scan(&id, &page.Name, &page.Slug)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := a.db.Query(ctx, tagPosts, id)
+	posts, err := pgx.CollectRows(rows, scanPostSummary)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ = a.db.Query(ctx, tagsOfPosts, ids(posts))
+	tags, err := pgx.CollectRows(rows, scanPostTag)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.db.QueryRow(ctx, tagPostCount, id).Scan(&page.PostCount); err != nil {
+		return nil, err
+	}
+	page.Posts = cards(posts, tags, nil)
+	return render(tagTemplate, page)
+}
