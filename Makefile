@@ -20,9 +20,10 @@ help:
 	@echo "make parity          compare every app's pages with the Go reference's"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
-# share one set of artefacts (building one crate alone re-resolves features and rebuilds).
+# share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
+# change feature unification), re-resolves features and rebuilds.
 build:
-	cargo build --release --workspace --bins
+	cargo build --release --workspace --all-targets
 	cd go-reference && go build -o $(RELEASE)/go-reference .
 
 services: build

@@ -1,40 +1,56 @@
-//! The contestants: every app `make up`, parity and the benchmark know by name.
+//! The contestants: the Go reference plus one crate per folder under `apps/`, each described
+//! by its `bench.toml` manifest. Adding an app is adding its folder; nothing here changes.
 
-use anyhow::{Result, bail};
+use crate::manifest::{self, Manifest};
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+#[derive(Debug)]
 pub struct App {
     /// The name users pass (`make up APP=…`, `--app …`).
-    pub name: &'static str,
-    /// The release binary's file name in `<target>/release/`.
-    pub binary: &'static str,
-    pub stack: &'static str,
+    pub name: String,
+    /// The app's folder.
+    pub dir: PathBuf,
+    pub manifest: Manifest,
 }
 
-pub const GO: &App = &App {
-    name: "go",
-    binary: "go-reference",
-    stack: "Go net/http, pgx v5, go-redis v9, html/template (the HTML oracle)",
-};
+pub const GO: &str = "go";
 
-pub const APPS: &[&App] = &[
-    GO,
-    &App {
-        name: "axum-sqlx",
-        binary: "axum-sqlx",
-        stack: "axum 0.8, sqlx 0.8, Tera 1.20, redis",
-    },
-];
+/// Every app: `go` first, then `apps/*` in name order.
+pub fn all() -> Result<Vec<App>> {
+    let mut dirs = vec![workspace_dir().join("go-reference")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(workspace_dir().join("apps"))?
+        .map(|entry| Ok(entry?.path()))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|dir| dir.join("Cargo.toml").is_file())
+        .collect();
+    crates.sort();
+    dirs.extend(crates);
+    dirs.into_iter()
+        .map(|dir| {
+            let manifest = Manifest::load(&dir.join("bench.toml"))?;
+            Ok(App {
+                name: manifest.name.clone(),
+                dir,
+                manifest,
+            })
+        })
+        .collect()
+}
 
-pub fn find(name: &str) -> Result<&'static App> {
-    match APPS.iter().find(|app| app.name == name) {
+pub fn find(name: &str) -> Result<App> {
+    let apps = all()?;
+    let names = apps
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match apps.into_iter().find(|app| app.name == name) {
         Some(app) => Ok(app),
-        None => bail!("unknown app {name:?}; valid names: {}", names().join(", ")),
+        None => bail!("unknown app {name:?}; valid names: {names}"),
     }
-}
-
-pub fn names() -> Vec<&'static str> {
-    APPS.iter().map(|app| app.name).collect()
 }
 
 /// The workspace's target folder: `CARGO_TARGET_DIR`, else `<workspace>/target`.
@@ -50,6 +66,55 @@ pub fn workspace_dir() -> PathBuf {
 
 impl App {
     pub fn binary_path(&self) -> PathBuf {
-        target_dir().join("release").join(self.binary)
+        let binary = self.manifest.binary.as_deref().unwrap_or(&self.name);
+        target_dir().join("release").join(binary)
+    }
+
+    pub fn is_reference(&self) -> bool {
+        self.name == GO
+    }
+
+    /// The resolved versions of the manifest's key packages (Cargo.lock or go.mod).
+    pub fn versions(&self) -> Result<BTreeMap<String, String>> {
+        let packages = &self.manifest.key_packages;
+        if self.is_reference() {
+            manifest::go_versions(&self.dir.join("go.mod"), packages)
+        } else {
+            manifest::cargo_versions(&workspace_dir().join("Cargo.lock"), &self.name, packages)
+        }
+        .with_context(|| format!("{}: versions", self.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_manifest_loads_and_its_versions_resolve() {
+        let apps = super::all().unwrap();
+        assert_eq!(apps[0].name, super::GO);
+        assert!(apps.len() >= 2);
+        for app in &apps {
+            let versions = app.versions().unwrap();
+            assert_eq!(
+                versions.len(),
+                app.manifest.key_packages.len(),
+                "{}",
+                app.name
+            );
+            let settings = &app.manifest.settings;
+            assert!(settings.pool_min <= settings.pool_max, "{}", app.name);
+            assert!(
+                settings.queries.home >= 3 && settings.queries.tag >= 4,
+                "{}",
+                app.name
+            );
+        }
+    }
+
+    #[test]
+    fn an_app_resolves_the_sqlx_it_builds_with() {
+        let app = super::find("axum-sqlx").unwrap();
+        let versions = app.versions().unwrap();
+        assert!(versions["sqlx"].starts_with("0.8."), "{versions:?}");
     }
 }

@@ -3,6 +3,7 @@
 //! `blogbench` binary is its command-line front end.
 
 pub mod apps;
+pub mod manifest;
 pub mod page_cache;
 pub mod parity;
 pub mod relay;

@@ -54,12 +54,7 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Cmd::Apps => {
-            for app in apps::APPS {
-                println!("{:<12} {}", app.name, app.stack);
-            }
-            Ok(true)
-        }
+        Cmd::Apps => list_apps().map(|()| true),
         Cmd::Run { app, bind } => run(&app, &bind).map(|()| true),
         Cmd::Parity { apps, url } => check_parity(&apps, url.as_deref()),
     };
@@ -71,6 +66,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn list_apps() -> Result<()> {
+    for app in apps::all()? {
+        let versions = app.versions()?;
+        let versions: Vec<String> = versions
+            .iter()
+            .map(|(name, v)| format!("{name} {v}"))
+            .collect();
+        println!(
+            "{:<12} {} [{}]",
+            app.name,
+            app.manifest.stack,
+            versions.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Replaces this process with the app, so Ctrl-C reaches it directly.
@@ -85,7 +97,7 @@ fn run(name: &str, bind: &str) -> Result<()> {
     }
     println!(
         "blogbench: starting {name} ({}) on http://{bind}/",
-        app.stack
+        app.manifest.stack
     );
     println!(
         "blogbench: open http://{bind}/  http://{bind}/posts/<slug>  http://{bind}/tags/rust  http://{bind}/cached/  http://{bind}/compute?n=20000"
@@ -95,18 +107,18 @@ fn run(name: &str, bind: &str) -> Result<()> {
     bail!("cannot run {}: {err}", binary.display())
 }
 
-fn selected(names: &[String]) -> Result<Vec<&'static App>> {
+/// The apps to compare with the reference (`all` = every app but the reference itself).
+fn selected(names: &[String]) -> Result<Vec<App>> {
     if names.iter().any(|n| n == "all") {
-        return Ok(apps::APPS
-            .iter()
-            .copied()
-            .filter(|a| a.name != apps::GO.name)
+        return Ok(apps::all()?
+            .into_iter()
+            .filter(|a| !a.is_reference())
             .collect());
     }
     names.iter().map(|n| apps::find(n)).collect()
 }
 
-fn fetch_from(app: &'static App, paths: &[String]) -> Result<Vec<Fetched>> {
+fn fetch_from(app: &App, paths: &[String]) -> Result<Vec<Fetched>> {
     let running = RunningApp::start(app, &[])?;
     let fetched = parity::fetch_all(&running.base_url, paths);
     running.stop();
@@ -116,7 +128,7 @@ fn fetch_from(app: &'static App, paths: &[String]) -> Result<Vec<Fetched>> {
 fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
     let targets = selected(names)?;
     let paths = sample::parity_paths();
-    let reference = fetch_from(apps::GO, &paths)?;
+    let reference = fetch_from(&apps::find(apps::GO)?, &paths)?;
     println!("parity: reference go: {} responses", reference.len());
     let mut all_match = true;
     let mut check = |name: &str, fetched: Vec<Fetched>| {
@@ -153,8 +165,8 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
     match url {
         Some(url) => check(url, parity::fetch_all(url.trim_end_matches('/'), &paths)?),
         None => {
-            for app in targets {
-                check(app.name, fetch_from(app, &paths)?);
+            for app in &targets {
+                check(&app.name, fetch_from(app, &paths)?);
             }
         }
     }

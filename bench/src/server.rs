@@ -13,7 +13,7 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A running app; dropping it stops the process (SIGTERM, then SIGKILL after 5 s).
 pub struct RunningApp {
-    pub app: &'static App,
+    pub name: String,
     pub base_url: String,
     pub log_path: PathBuf,
     child: Child,
@@ -27,7 +27,7 @@ pub fn free_port() -> Result<u16> {
 impl RunningApp {
     /// Starts `app` on `127.0.0.1:<free port>` with `env` added to this process's
     /// environment, and waits until it answers HTTP.
-    pub fn start(app: &'static App, env: &[(&str, &str)]) -> Result<Self> {
+    pub fn start(app: &App, env: &[(&str, &str)]) -> Result<Self> {
         let binary = app.binary_path();
         if !binary.is_file() {
             bail!(
@@ -49,7 +49,7 @@ impl RunningApp {
             .spawn()
             .with_context(|| format!("start {}", binary.display()))?;
         let mut running = RunningApp {
-            app,
+            name: app.name.clone(),
             base_url: format!("http://{addr}"),
             log_path,
             child,
@@ -72,7 +72,7 @@ impl RunningApp {
             if let Some(status) = self.child.try_wait()? {
                 bail!(
                     "{} exited during start-up ({status}):\n{}",
-                    self.app.name,
+                    self.name,
                     self.log_tail()
                 );
             }
@@ -82,7 +82,7 @@ impl RunningApp {
             if started.elapsed() > READY_TIMEOUT {
                 bail!(
                     "{} did not listen on {addr} within {READY_TIMEOUT:?}:\n{}",
-                    self.app.name,
+                    self.name,
                     self.log_tail()
                 );
             }

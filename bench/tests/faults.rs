@@ -68,10 +68,10 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
     }
 }
 
-fn for_each_app(test: impl Fn(&'static App)) {
+fn for_each_app(mut test: impl FnMut(&App)) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    for app in apps::APPS {
-        test(app);
+    for app in apps::all().unwrap() {
+        test(&app);
     }
 }
 

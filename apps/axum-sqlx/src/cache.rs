@@ -47,10 +47,10 @@ impl PageCache {
     }
 
     pub async fn set(&self, key: &str, page: &str) {
-        if let Some(mut conn) = self.connection().await {
-            if let Err(err) = conn.set::<_, _, ()>(key, page).await {
-                eprintln!("axum-sqlx: redis SET {key}: {err}");
-            }
+        if let Some(mut conn) = self.connection().await
+            && let Err(err) = conn.set::<_, _, ()>(key, page).await
+        {
+            eprintln!("axum-sqlx: redis SET {key}: {err}");
         }
     }
 }
