@@ -65,9 +65,13 @@ pub fn workspace_dir() -> PathBuf {
 }
 
 impl App {
+    /// The release binary's name, which is also the crate's package name.
+    pub fn binary(&self) -> &str {
+        self.manifest.binary.as_deref().unwrap_or(&self.name)
+    }
+
     pub fn binary_path(&self) -> PathBuf {
-        let binary = self.manifest.binary.as_deref().unwrap_or(&self.name);
-        target_dir().join("release").join(binary)
+        target_dir().join("release").join(self.binary())
     }
 
     pub fn is_reference(&self) -> bool {
@@ -80,7 +84,7 @@ impl App {
         if self.is_reference() {
             manifest::go_versions(&self.dir.join("go.mod"), packages)
         } else {
-            manifest::cargo_versions(&workspace_dir().join("Cargo.lock"), &self.name, packages)
+            manifest::cargo_versions(&workspace_dir().join("Cargo.lock"), self.binary(), packages)
         }
         .with_context(|| format!("{}: versions", self.name))
     }
