@@ -10,7 +10,10 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 RELEASE := $(TARGET_DIR)/release
 BLOGBENCH := $(RELEASE)/blogbench
 
-.PHONY: help services build up parity test lint go-test cargo-test
+# The load generator, pinned (FRAMEWORK-NOTES: `-j` was removed in 1.9; this is 1.16).
+OHA_VERSION := 1.16.0
+
+.PHONY: help services build tools up parity bench bench-quick test lint go-test cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -18,6 +21,8 @@ help:
 	@echo "make services        start PostgreSQL and Redis, load the data when it is not there"
 	@echo "make build           release build of every app and tool (one profile for all)"
 	@echo "make parity          compare every app's pages with the Go reference's"
+	@echo "make bench           the fair benchmark of every app (SPEC §5), results and report in results/"
+	@echo "make bench-quick     the same in smoke-test size (1 run of 3 s per route)"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
 # share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
@@ -29,6 +34,16 @@ build:
 services: build
 	scripts/services.sh up
 	$(RELEASE)/seed ensure
+
+# oha from crates.io at a pinned version (wrk, the second opinion, is a Debian package).
+tools:
+	@oha --version 2>/dev/null | grep -qx "oha $(OHA_VERSION)" || cargo install --locked oha --version $(OHA_VERSION)
+
+bench: services tools
+	$(BLOGBENCH) bench
+
+bench-quick: services tools
+	$(BLOGBENCH) bench --quick
 
 up:
 	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac
@@ -48,7 +63,7 @@ go-test: services
 	cd go-reference && go test -count=1 ./...
 
 # Ends with one line summing every cargo test binary's results, for CI and for people.
-cargo-test: services
+cargo-test: services tools
 	cargo test --release --workspace 2>&1 | tee $(TARGET_DIR)/cargo-test.log
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' \
 		$(TARGET_DIR)/cargo-test.log | tee $(TARGET_DIR)/test-summary.txt

@@ -9,7 +9,7 @@ import (
 
 // The defaults of SPEC §1, the same as workload/src/lib.rs.
 const (
-	defaultDatabaseURL = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench"
+	defaultDatabaseURL = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable"
 	defaultRedisURL    = "redis://127.0.0.1:6379/0"
 	defaultBind        = "127.0.0.1:8080"
 )

@@ -22,7 +22,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		DatabaseURL: "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench",
+		DatabaseURL: "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable",
 		RedisURL:    "redis://127.0.0.1:6379/0",
 		Bind:        "127.0.0.1:8080",
 		Workers:     4, PoolMax: 16, PoolMin: 4,

@@ -6,7 +6,7 @@
 #   scripts/services.sh status  report; exit 1 if not ready
 #   scripts/services.sh stop    stop only what this script started (recorded in a state file)
 #
-# Environment: DATABASE_URL (default postgres://blogbench:blogbench@127.0.0.1:5432/blogbench)
+# Environment: DATABASE_URL (default postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable)
 #              REDIS_URL    (default redis://127.0.0.1:6379/0)
 #              WAIT_SECS    (default 30) how long to wait for a service to answer
 #
@@ -15,7 +15,7 @@
 # started on loopback addresses.
 set -euo pipefail
 
-readonly DEFAULT_DATABASE_URL='postgres://blogbench:blogbench@127.0.0.1:5432/blogbench'
+readonly DEFAULT_DATABASE_URL='postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable'
 readonly DEFAULT_REDIS_URL='redis://127.0.0.1:6379/0'
 readonly PROJECT_DB='blogbench'
 WAIT_SECS="${WAIT_SECS:-30}"

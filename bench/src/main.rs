@@ -9,12 +9,17 @@
 
 use anyhow::{Result, bail};
 use bench::apps::{self, App};
+use bench::loadgen::Loadgen;
 use bench::parity::{self, Fetched};
-use bench::sample;
 use bench::server::RunningApp;
+use bench::{batch, ceilings, cpus, report, results, roundtrips, routes, sample};
 use clap::{Parser, Subcommand};
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -49,6 +54,90 @@ enum Cmd {
         #[arg(long, conflicts_with = "apps")]
         url: Option<String>,
     },
+    /// Count SQL statements and PostgreSQL round trips per page, at the protocol level
+    /// (a counting relay between the app and Postgres), one request at a time.
+    Roundtrips {
+        /// Apps to measure (repeatable, or `all`).
+        #[arg(long = "app", required = true)]
+        apps: Vec<String>,
+        /// Requests per page after the warm-up.
+        #[arg(long, default_value_t = 100)]
+        requests: u32,
+    },
+    /// The fair benchmark (SPEC §5): each app alone, pinned, parity-gated, warmed up, run
+    /// repeatedly; results in `results/<batch>/`, then the report.
+    Bench(BenchArgs),
+    /// Serve a static page of `--bytes` bytes (the HTTP ceiling's server).
+    #[command(hide = true)]
+    StaticServer {
+        #[arg(long)]
+        bind: String,
+        #[arg(long)]
+        bytes: usize,
+        #[arg(long, default_value_t = 1)]
+        workers: usize,
+    },
+    /// Write `report.md`, `report.html` and the charts (`*.svg`) of a batch from its
+    /// `results.json`.
+    Report {
+        /// The batch id (`YYYYMMDDhhmmss`) under `--results`, or a path to its folder.
+        batch: String,
+        /// Where batches live.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+    },
+    /// Compare two batches: the change per app and route, flagged outside a ±15 % band.
+    Compare {
+        /// The earlier batch (id under `--results`, or a folder).
+        before: String,
+        /// The later batch.
+        after: String,
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Apps to benchmark, comma-separated, or `all`.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    apps: Vec<String>,
+    /// Routes, comma-separated: home, detail, tag, cached-home, cached-detail, compute.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "home,detail,tag,cached-home,cached-detail,compute"
+    )]
+    routes: Vec<String>,
+    /// Concurrent connections of the load generator.
+    #[arg(long, default_value_t = 50)]
+    connections: u32,
+    /// Length of each measured run.
+    #[arg(long, default_value = "20s", value_parser = batch::parse_duration)]
+    duration: Duration,
+    /// Measured runs per route.
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Warm-up before each route's runs.
+    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    warmup: Duration,
+    /// Smoke-test size: 1 run of 3 s after a 1 s warm-up.
+    #[arg(long)]
+    quick: bool,
+    #[arg(long, value_enum, default_value = "oha")]
+    loadgen: Loadgen,
+    /// CPUs for the app (taskset list, e.g. 0-3); default from the core count.
+    #[arg(long)]
+    cpus_app: Option<String>,
+    /// CPUs for PostgreSQL and Redis.
+    #[arg(long)]
+    cpus_db: Option<String>,
+    /// CPUs for the load generator.
+    #[arg(long)]
+    cpus_load: Option<String>,
+    /// Where batches are written.
+    #[arg(long)]
+    results: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -57,6 +146,24 @@ fn main() -> ExitCode {
         Cmd::Apps => list_apps().map(|()| true),
         Cmd::Run { app, bind } => run(&app, &bind).map(|()| true),
         Cmd::Parity { apps, url } => check_parity(&apps, url.as_deref()),
+        Cmd::Roundtrips { apps, requests } => count_round_trips(&apps, requests).map(|()| true),
+        Cmd::Bench(args) => bench(args),
+        Cmd::StaticServer {
+            bind,
+            bytes,
+            workers,
+        } => ceilings::serve_static(&bind, bytes, workers).map(|()| true),
+        Cmd::Report { batch, results } => {
+            report::write(&results::batch_dir(&results, &batch)).map(|()| true)
+        }
+        Cmd::Compare {
+            before,
+            after,
+            results,
+        } => report::compare(
+            &results::batch_dir(&results, &before),
+            &results::batch_dir(&results, &after),
+        ),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -85,6 +192,59 @@ fn list_apps() -> Result<()> {
     Ok(())
 }
 
+fn bench(args: BenchArgs) -> Result<bool> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut cpus = cpus::default_split(cores);
+    for (list, set) in [
+        (&args.cpus_app, &mut cpus.app),
+        (&args.cpus_db, &mut cpus.services),
+        (&args.cpus_load, &mut cpus.load),
+    ] {
+        if let Some(list) = list {
+            *set = cpus::parse_list(list)?;
+            cpus.note = "set on the command line".to_owned();
+        }
+    }
+    let (duration, warmup, runs) = if args.quick {
+        (Duration::from_secs(3), Duration::from_secs(1), 1)
+    } else {
+        (args.duration, args.warmup, args.runs)
+    };
+    for route in &args.routes {
+        if routes::path(route).is_none() {
+            bail!(
+                "unknown route {route:?}; valid: {}",
+                routes::names().join(", ")
+            );
+        }
+    }
+    args.loadgen.version()?;
+    let options = batch::Options {
+        apps: selected(&args.apps, true)?,
+        routes: args.routes,
+        connections: args.connections,
+        duration,
+        warmup,
+        runs,
+        quick: args.quick,
+        loadgen: args.loadgen,
+        cpus,
+        results_dir: args.results.unwrap_or_else(batch::default_results_dir),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    let dir = batch::run(&options, &interrupted)?;
+    println!(
+        "blogbench: results in {}",
+        dir.join("results.json").display()
+    );
+    report::write(&dir)?;
+    println!("blogbench: report in {}", dir.join("report.md").display());
+    Ok(!interrupted.load(Ordering::SeqCst))
+}
+
 /// Replaces this process with the app, so Ctrl-C reaches it directly.
 fn run(name: &str, bind: &str) -> Result<()> {
     let app = apps::find(name)?;
@@ -107,15 +267,31 @@ fn run(name: &str, bind: &str) -> Result<()> {
     bail!("cannot run {}: {err}", binary.display())
 }
 
-/// The apps to compare with the reference (`all` = every app but the reference itself).
-fn selected(names: &[String]) -> Result<Vec<App>> {
+/// The named apps; `all` = every app, the reference included when `with_reference`.
+fn selected(names: &[String], with_reference: bool) -> Result<Vec<App>> {
     if names.iter().any(|n| n == "all") {
-        return Ok(apps::all()?
-            .into_iter()
-            .filter(|a| !a.is_reference())
+        let all = apps::all()?.into_iter();
+        return Ok(all
+            .filter(|a| with_reference || !a.is_reference())
             .collect());
     }
     names.iter().map(|n| apps::find(n)).collect()
+}
+
+fn count_round_trips(names: &[String], requests: u32) -> Result<()> {
+    println!(
+        "{:<12} {:<18} {:>10} {:>11} {:>16}",
+        "app", "page", "statements", "round trips", "new connections"
+    );
+    for app in selected(names, true)? {
+        for count in roundtrips::measure(&app, &[], requests)? {
+            println!(
+                "{:<12} {:<18} {:>10.2} {:>11.2} {:>16}",
+                app.name, count.page, count.statements, count.round_trips, count.connections_opened
+            );
+        }
+    }
+    Ok(())
 }
 
 fn fetch_from(app: &App, paths: &[String]) -> Result<Vec<Fetched>> {
@@ -126,7 +302,7 @@ fn fetch_from(app: &App, paths: &[String]) -> Result<Vec<Fetched>> {
 }
 
 fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
-    let targets = selected(names)?;
+    let targets = selected(names, false)?;
     let paths = sample::parity_paths();
     let reference = fetch_from(&apps::find(apps::GO)?, &paths)?;
     println!("parity: reference go: {} responses", reference.len());

@@ -1,14 +1,11 @@
 //! The apps' Redis page cache as the harness sees it: every app uses the same `page:` keys,
 //! so they are cleared before each app is checked, or one app would serve another's pages.
 
+use crate::services::redis_url;
 use anyhow::{Context, Result};
 use redis::Commands;
 
 pub const KEY_PATTERN: &str = "page:*";
-
-pub fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| workload::DEFAULT_REDIS_URL.to_owned())
-}
 
 /// Deletes every `page:*` key (and nothing else); returns how many there were.
 pub fn clear() -> Result<usize> {

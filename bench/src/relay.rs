@@ -1,11 +1,15 @@
-//! A loopback TCP relay between an app and a service (Postgres, Redis). Cutting it drops
-//! every connection through it and refuses new ones, as a service outage does; resuming it
-//! listens on the same port again. The fault tests put it in front of the real services.
+//! A loopback TCP relay between an app and a service (Postgres, Redis).
+//!
+//! Cutting it drops every connection through it and refuses new ones, as a service outage
+//! does; resuming it listens on the same port again (the fault tests). In front of
+//! PostgreSQL it also reads the protocol as it passes: it counts the statements the app
+//! sends (`Query`, `Execute`) and the round trips the server completes (`ReadyForQuery`),
+//! and declines TLS so the stream stays readable.
 
 use anyhow::{Context, Result};
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -13,6 +17,7 @@ use std::time::Duration;
 pub struct Relay {
     pub addr: SocketAddr,
     upstream: String,
+    postgres: bool,
     shared: Arc<Shared>,
     acceptor: Option<JoinHandle<()>>,
 }
@@ -21,21 +26,62 @@ pub struct Relay {
 struct Shared {
     stopping: AtomicBool,
     streams: Mutex<Vec<TcpStream>>,
+    counts: Counts,
+}
+
+/// PostgreSQL protocol messages seen, over all connections. A connection's first
+/// `ReadyForQuery` ends its start-up and is counted as a connection, not a round trip.
+#[derive(Default)]
+pub struct Counts {
+    pub statements: AtomicU64,
+    pub ready_for_query: AtomicU64,
+    pub connections: AtomicU64,
 }
 
 impl Relay {
-    /// Listens on a free loopback port and forwards every connection to `upstream`
-    /// (`host:port`).
+    /// Forwards every connection to `upstream` (`host:port`) byte for byte.
     pub fn start(upstream: &str) -> Result<Relay> {
+        Self::start_with(upstream, false)
+    }
+
+    /// Forwards PostgreSQL connections to `upstream`, counting messages.
+    pub fn start_postgres(upstream: &str) -> Result<Relay> {
+        Self::start_with(upstream, true)
+    }
+
+    fn start_with(upstream: &str, postgres: bool) -> Result<Relay> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let mut relay = Relay {
             addr: listener.local_addr()?,
             upstream: upstream.to_owned(),
+            postgres,
             shared: Arc::default(),
             acceptor: None,
         };
         relay.spawn_acceptor(listener)?;
         Ok(relay)
+    }
+
+    /// (statements sent, round trips completed, connections opened) since the start or
+    /// the last reset.
+    pub fn postgres_counts(&self) -> (u64, u64, u64) {
+        let counts = &self.shared.counts;
+        (
+            counts.statements.load(Ordering::SeqCst),
+            counts.ready_for_query.load(Ordering::SeqCst),
+            counts.connections.load(Ordering::SeqCst),
+        )
+    }
+
+    pub fn reset_counts(&self) {
+        let counts = &self.shared.counts;
+        for counter in [
+            &counts.statements,
+            &counts.ready_for_query,
+            &counts.connections,
+        ] {
+            counter.store(0, Ordering::SeqCst);
+        }
     }
 
     /// Drops every relayed connection and stops listening.
@@ -60,14 +106,20 @@ impl Relay {
     fn spawn_acceptor(&mut self, listener: TcpListener) -> Result<()> {
         listener.set_nonblocking(true)?;
         let shared = Arc::clone(&self.shared);
-        let upstream = self.upstream.clone();
+        let (upstream, postgres) = (self.upstream.clone(), self.postgres);
         self.acceptor = Some(std::thread::spawn(move || {
             while !shared.stopping.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((client, _)) => {
-                        if let Err(err) = relay_connection(client, &upstream, &shared) {
-                            eprintln!("relay: {err:#}");
-                        }
+                        let shared = Arc::clone(&shared);
+                        let upstream = upstream.clone();
+                        // Own thread: a Postgres start-up exchange must not hold up accept.
+                        std::thread::spawn(move || {
+                            if let Err(err) = relay_connection(client, &upstream, postgres, &shared)
+                            {
+                                eprintln!("relay: {err:#}");
+                            }
+                        });
                     }
                     Err(err) if err.kind() == ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(5));
@@ -80,24 +132,166 @@ impl Relay {
     }
 }
 
-fn relay_connection(client: TcpStream, upstream: &str, shared: &Shared) -> Result<()> {
+fn relay_connection(
+    mut client: TcpStream,
+    upstream: &str,
+    postgres: bool,
+    shared: &Arc<Shared>,
+) -> Result<()> {
     client.set_nonblocking(false)?;
-    let server = TcpStream::connect(upstream).with_context(|| format!("connect {upstream}"))?;
+    let mut server = TcpStream::connect(upstream).with_context(|| format!("connect {upstream}"))?;
     for stream in [&client, &server] {
         stream.set_nodelay(true)?;
         shared.streams.lock().unwrap().push(stream.try_clone()?);
     }
-    for (mut from, mut to) in [(client.try_clone()?, server.try_clone()?), (server, client)] {
+    if postgres {
+        let startup = read_startup(&mut client)?;
+        server.write_all(&startup)?;
+    }
+    let directions = [
+        (
+            client.try_clone()?,
+            server.try_clone()?,
+            Direction::ToServer,
+        ),
+        (server, client, Direction::ToClient),
+    ];
+    for (from, to, direction) in directions {
+        let shared = Arc::clone(shared);
         std::thread::spawn(move || {
-            let _ = std::io::copy(&mut from, &mut to);
+            let _ = copy(from, &to, postgres.then_some(direction), &shared.counts);
             let _ = to.shutdown(Shutdown::Both);
         });
     }
     Ok(())
 }
 
+const SSL_REQUEST: u32 = 80_877_103;
+const GSSENC_REQUEST: u32 = 80_877_104;
+
+/// Reads the client's start-up message, declining TLS and GSS encryption requests first
+/// (the client then carries on in plain text, as `sslmode=prefer` allows).
+fn read_startup(client: &mut TcpStream) -> Result<Vec<u8>> {
+    loop {
+        let mut header = [0u8; 8];
+        client.read_exact(&mut header)?;
+        let length = u32::from_be_bytes(header[..4].try_into().unwrap()) as usize;
+        let code = u32::from_be_bytes(header[4..].try_into().unwrap());
+        if length == 8 && (code == SSL_REQUEST || code == GSSENC_REQUEST) {
+            client.write_all(b"N")?;
+            continue;
+        }
+        let mut message = header.to_vec();
+        message.resize(length.max(8), 0);
+        client.read_exact(&mut message[8..])?;
+        return Ok(message);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Direction {
+    ToServer,
+    ToClient,
+}
+
+/// Copies `from` to `to`; with a direction, also walks the typed messages (1 type byte, a
+/// 4-byte length that counts itself, the body) and counts the ones that matter.
+fn copy(
+    mut from: TcpStream,
+    mut to: &TcpStream,
+    direction: Option<Direction>,
+    counts: &Counts,
+) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut walker = MessageWalker::default();
+    let mut started_up = false;
+    loop {
+        let n = from.read(&mut buffer)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if let Some(direction) = direction {
+            walker.feed(&buffer[..n], |kind| match (direction, kind) {
+                (Direction::ToServer, b'Q' | b'E') => {
+                    counts.statements.fetch_add(1, Ordering::Relaxed);
+                }
+                (Direction::ToClient, b'Z') if !started_up => {
+                    started_up = true;
+                    counts.connections.fetch_add(1, Ordering::Relaxed);
+                }
+                (Direction::ToClient, b'Z') => {
+                    counts.ready_for_query.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => {}
+            });
+        }
+        to.write_all(&buffer[..n])?;
+    }
+}
+
+/// Finds message boundaries in a PostgreSQL byte stream that arrives in arbitrary chunks.
+#[derive(Default)]
+struct MessageWalker {
+    header: Vec<u8>,
+    body_left: usize,
+}
+
+impl MessageWalker {
+    fn feed(&mut self, mut bytes: &[u8], mut on_message: impl FnMut(u8)) {
+        while !bytes.is_empty() {
+            if self.body_left > 0 {
+                let skip = self.body_left.min(bytes.len());
+                self.body_left -= skip;
+                bytes = &bytes[skip..];
+                continue;
+            }
+            let take = (5 - self.header.len()).min(bytes.len());
+            self.header.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.header.len() == 5 {
+                on_message(self.header[0]);
+                let length = u32::from_be_bytes(self.header[1..5].try_into().unwrap()) as usize;
+                self.body_left = length.saturating_sub(4);
+                self.header.clear();
+            }
+        }
+    }
+}
+
 impl Drop for Relay {
     fn drop(&mut self) {
         self.cut();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MessageWalker;
+
+    fn message(kind: u8, body: &[u8]) -> Vec<u8> {
+        let mut m = vec![kind];
+        m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+        m.extend_from_slice(body);
+        m
+    }
+
+    #[test]
+    fn walks_messages_split_across_chunks_at_any_byte() {
+        let stream: Vec<u8> = [
+            message(b'T', b"row description"),
+            message(b'D', &[7; 300]),
+            message(b'C', b"SELECT 20\0"),
+            message(b'Z', b"I"),
+            message(b'Z', b"I"),
+        ]
+        .concat();
+        for chunk in [1, 2, 3, 5, 7, 64, stream.len()] {
+            let mut walker = MessageWalker::default();
+            let mut kinds = Vec::new();
+            for piece in stream.chunks(chunk) {
+                walker.feed(piece, |kind| kinds.push(kind));
+            }
+            assert_eq!(kinds, b"TDCZZ", "chunk size {chunk}");
+        }
     }
 }

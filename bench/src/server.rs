@@ -15,6 +15,7 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct RunningApp {
     pub name: String,
     pub base_url: String,
+    pub port: u16,
     pub log_path: PathBuf,
     child: Child,
 }
@@ -28,6 +29,12 @@ impl RunningApp {
     /// Starts `app` on `127.0.0.1:<free port>` with `env` added to this process's
     /// environment, and waits until it answers HTTP.
     pub fn start(app: &App, env: &[(&str, &str)]) -> Result<Self> {
+        Self::start_pinned(app, env, None)
+    }
+
+    /// As [`RunningApp::start`], pinned to `cpus` with `taskset` when given (taskset execs
+    /// the app, so the child's pid is the app's).
+    pub fn start_pinned(app: &App, env: &[(&str, &str)], cpus: Option<&[usize]>) -> Result<Self> {
         let binary = app.binary_path();
         if !binary.is_file() {
             bail!(
@@ -36,12 +43,23 @@ impl RunningApp {
                 binary.display()
             );
         }
-        let addr = format!("127.0.0.1:{}", free_port()?);
+        let port = free_port()?;
+        let addr = format!("127.0.0.1:{port}");
         let log_path =
             std::env::temp_dir().join(format!("blogbench-{}-{}.log", app.name, &addr[10..]));
         let log =
             File::create(&log_path).with_context(|| format!("create {}", log_path.display()))?;
-        let child = Command::new(&binary)
+        let mut command = match cpus {
+            Some(cpus) => {
+                let mut taskset = Command::new("taskset");
+                taskset
+                    .args(["-c", &crate::cpus::format_list(cpus)])
+                    .arg(&binary);
+                taskset
+            }
+            None => Command::new(&binary),
+        };
+        let child = command
             .env("BIND", &addr)
             .envs(env.iter().copied())
             .stdout(log.try_clone()?)
@@ -51,6 +69,7 @@ impl RunningApp {
         let mut running = RunningApp {
             name: app.name.clone(),
             base_url: format!("http://{addr}"),
+            port,
             log_path,
             child,
         };

@@ -21,7 +21,7 @@ struct Cli {
     #[arg(
         long,
         env = "DATABASE_URL",
-        default_value = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench"
+        default_value = workload::DEFAULT_DATABASE_URL
     )]
     database_url: String,
     #[command(subcommand)]

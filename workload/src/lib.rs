@@ -16,7 +16,10 @@ pub struct Config {
     pub pool_min: u32,
 }
 
-pub const DEFAULT_DATABASE_URL: &str = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench";
+/// Plain TCP on loopback: Debian's cluster has `ssl = on`, and TLS would add crypto work to
+/// every round trip the benchmark measures.
+pub const DEFAULT_DATABASE_URL: &str =
+    "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable";
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 

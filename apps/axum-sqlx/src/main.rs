@@ -12,13 +12,12 @@
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
 //! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`.
 
-mod cache;
 mod db;
 mod routes;
 
 use axum::{Router, routing::get};
-use cache::PageCache;
 use mimalloc::MiMalloc;
+use page_cache::PageCache;
 use sqlx::postgres::PgPoolOptions;
 use std::{process::ExitCode, sync::Arc, time::Duration};
 use tera::Tera;
@@ -71,7 +70,10 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let tera = templates::tera()?;
     let state = AppState {
         pool,
-        cache: Arc::new(PageCache::new(&config.redis_url)?),
+        cache: Arc::new(PageCache::new(
+            redis::Client::open(config.redis_url.as_str())?,
+            "axum-sqlx",
+        )),
         not_found: templates::not_found_page(&tera)?.into(),
         tera: Arc::new(tera),
     };

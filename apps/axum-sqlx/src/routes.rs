@@ -7,7 +7,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Serialize;
 use sqlx::PgConnection;
-use std::collections::HashMap;
 
 type Page = Result<Response, AppError>;
 
@@ -38,22 +37,27 @@ pub async fn tag(
 }
 
 pub async fn cached_home(State(state): State<AppState>) -> Page {
-    cached(&state, "page:/".to_owned(), async |conn| {
+    cached(&state, page_cache::HOME_KEY.to_owned(), async |conn| {
         home_html(&state, conn).await.map(Some)
     })
     .await
 }
 
 pub async fn cached_post(State(state): State<AppState>, Path(slug): Path<String>) -> Page {
-    let key = format!("page:/posts/{slug}");
+    let key = page_cache::post_key(&slug);
     cached(&state, key, async |conn| {
         post_html(&state, conn, &slug).await
     })
     .await
 }
 
-pub async fn compute(Query(params): Query<HashMap<String, String>>) -> Response {
-    match workload::parse_n(params.get("n").map(String::as_str)) {
+/// The first `n` counts, as in Go's `URL.Query().Get`.
+pub async fn compute(Query(params): Query<Vec<(String, String)>>) -> Response {
+    let n = params
+        .iter()
+        .find(|(key, _)| key == "n")
+        .map(|(_, value)| value.as_str());
+    match workload::parse_n(n) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
         Err(message) => plain_text(StatusCode::BAD_REQUEST, message.to_owned()),
     }

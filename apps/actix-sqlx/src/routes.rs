@@ -1,0 +1,175 @@
+//! The six routes, in SPEC order, and the error → response mapping.
+
+use crate::AppState;
+use crate::db::{self, DbConn};
+use actix_web::body::MessageBody;
+use actix_web::http::StatusCode;
+use actix_web::http::header::ContentType;
+use actix_web::{HttpResponse, ResponseError, web};
+use serde::Serialize;
+use sqlx::PgConnection;
+use std::fmt;
+
+type Page = Result<HttpResponse, AppError>;
+
+pub async fn home(state: web::Data<AppState>, DbConn(mut conn): DbConn) -> Page {
+    Ok(html(home_html(&state, &mut conn).await?))
+}
+
+pub async fn post(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    DbConn(mut conn): DbConn,
+) -> Page {
+    Ok(match post_html(&state, &mut conn, &slug).await? {
+        Some(page) => html(page),
+        None => not_found_response(&state),
+    })
+}
+
+pub async fn tag(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    DbConn(mut conn): DbConn,
+) -> Page {
+    Ok(match db::tag_page(&mut conn, &slug).await? {
+        Some(view) => html(render(&state, templates::TAG, &view)?),
+        None => not_found_response(&state),
+    })
+}
+
+pub async fn cached_home(state: web::Data<AppState>) -> Page {
+    cached(&state, page_cache::HOME_KEY.to_owned(), async |conn| {
+        home_html(&state, conn).await.map(Some)
+    })
+    .await
+}
+
+pub async fn cached_post(state: web::Data<AppState>, slug: web::Path<String>) -> Page {
+    let key = page_cache::post_key(&slug);
+    cached(&state, key, async |conn| {
+        post_html(&state, conn, &slug).await
+    })
+    .await
+}
+
+/// The query as a list of pairs, not a map: the first `n` counts, as in Go (a map keeps the
+/// last). Decoding into pairs cannot fail, so a bad `n` never gets actix's own 400 body.
+pub async fn compute(web::Query(params): web::Query<Vec<(String, String)>>) -> HttpResponse {
+    let n = params.iter().find(|(name, _)| name == "n");
+    match workload::parse_n(n.map(|(_, value)| value.as_str())) {
+        Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
+        Err(message) => plain_text(StatusCode::BAD_REQUEST, message),
+    }
+}
+
+pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
+    not_found_response(&state)
+}
+
+async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
+    let view = db::home_page(conn).await?;
+    Ok(render(state, templates::HOME, &view)?)
+}
+
+async fn post_html(
+    state: &AppState,
+    conn: &mut PgConnection,
+    slug: &str,
+) -> Result<Option<String>, AppError> {
+    match db::post_page(conn, slug).await? {
+        Some(view) => Ok(Some(render(state, templates::POST, &view)?)),
+        None => Ok(None),
+    }
+}
+
+/// Serves `key` from Redis; on a miss takes a connection, renders with `render` (`None` =
+/// unknown slug: 404, nothing stored) and stores the page.
+async fn cached(
+    state: &AppState,
+    key: String,
+    render: impl AsyncFnOnce(&mut PgConnection) -> Result<Option<String>, AppError>,
+) -> Page {
+    if let Some(page) = state.cache.get(&key).await {
+        return Ok(html(page));
+    }
+    let mut conn = state.pool.acquire().await?;
+    let Some(page) = render(&mut conn).await? else {
+        return Ok(not_found_response(state));
+    };
+    drop(conn);
+    state.cache.set(&key, &page).await;
+    Ok(html(page))
+}
+
+fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
+    state
+        .tera
+        .render(template, &tera::Context::from_serialize(view)?)
+}
+
+/// A whole body, so actix sends a `Content-Length` (no chunked responses, SPEC §3).
+fn html(page: impl MessageBody + 'static) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .body(page)
+}
+
+fn not_found_response(state: &AppState) -> HttpResponse {
+    HttpResponse::NotFound()
+        .content_type(ContentType::html())
+        .body(state.not_found.clone())
+}
+
+fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type(ContentType::plaintext())
+        .body(body)
+}
+
+#[derive(Debug)]
+pub enum AppError {
+    Database(sqlx::Error),
+    Template(tera::Error),
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(err: sqlx::Error) -> Self {
+        AppError::Database(err)
+    }
+}
+
+impl From<tera::Error> for AppError {
+    fn from(err: tera::Error) -> Self {
+        AppError::Template(err)
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AppError::Database(err) => write!(f, "database: {err}"),
+            // Debug shows the template error's whole chain.
+            AppError::Template(err) => write!(f, "template: {err:?}"),
+        }
+    }
+}
+
+/// A database failure is a 503 the client can retry; a template failure is our bug.
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            AppError::Database(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Template(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        eprintln!("actix-sqlx: {self}");
+        let body = match self {
+            AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
+            AppError::Template(_) => "template error\n",
+        };
+        plain_text(self.status_code(), body)
+    }
+}

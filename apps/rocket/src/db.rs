@@ -1,0 +1,134 @@
+//! The database (`Connection<Db>`: one pool connection per request), the pool behind it, and
+//! the queries of each page (SPEC §3: 3/3/4).
+
+use crate::rows;
+use rocket::figment::Figment;
+use rocket_db_pools::sqlx::pool::PoolConnection;
+use rocket_db_pools::sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use rocket_db_pools::sqlx::{self, ConnectOptions, PgPool, Postgres};
+use rocket_db_pools::{Database, Pool};
+use shared_sql as sql;
+use std::ops::Deref;
+use std::time::Duration;
+use templates::views::{self, HomePage, PostPage, TagPage};
+
+/// The blog's database, configured under `databases.blog`.
+#[derive(Database)]
+#[database("blog")]
+pub struct Db(NoPingPgPool);
+
+/// rocket_db_pools' own sqlx pool (`Db(sqlx::PgPool)`) pings every connection it hands out,
+/// with no setting to stop it, and refuses to launch while Postgres is down. This one is the
+/// same pool built the same way, minus both: no ping on checkout, and connected lazily, so the
+/// app starts (and answers 503) without Postgres. sqlx still pings every connection it takes
+/// back (no switch). `PING_ON_ACQUIRE=1` turns the checkout ping back on, for the round-trip
+/// test only.
+pub struct NoPingPgPool(PgPool);
+
+#[rocket::async_trait]
+impl Pool for NoPingPgPool {
+    type Connection = PoolConnection<Postgres>;
+    type Error = rocket_db_pools::Error<sqlx::Error>;
+
+    async fn init(figment: &Figment) -> Result<Self, Self::Error> {
+        let config: rocket_db_pools::Config = figment.extract()?;
+        let options = config
+            .url
+            .parse::<PgConnectOptions>()
+            .map_err(rocket_db_pools::Error::Init)?
+            .disable_statement_logging();
+        let pool = PgPoolOptions::new()
+            .max_connections(config.max_connections as u32)
+            .min_connections(config.min_connections.unwrap_or_default())
+            .acquire_timeout(Duration::from_secs(config.connect_timeout))
+            .idle_timeout(config.idle_timeout.map(Duration::from_secs))
+            .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+            .connect_lazy_with(options);
+        Ok(NoPingPgPool(pool))
+    }
+
+    async fn get(&self) -> Result<Self::Connection, Self::Error> {
+        self.0.acquire().await.map_err(rocket_db_pools::Error::Get)
+    }
+
+    async fn close(&self) {
+        self.0.close().await;
+    }
+}
+
+/// `Db` reaches the `PgPool` as it would with rocket_db_pools' own pool.
+impl Deref for NoPingPgPool {
+    type Target = PgPool;
+
+    fn deref(&self) -> &PgPool {
+        &self.0
+    }
+}
+
+pub async fn home_page(conn: &mut PgConnection) -> sqlx::Result<HomePage> {
+    let posts = sqlx::query(sql::HOME_POSTS)
+        .try_map(rows::post_summary)
+        .fetch_all(&mut *conn)
+        .await?;
+    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
+    let tags = sqlx::query(sql::TAGS_OF_POSTS)
+        .bind(&ids)
+        .try_map(rows::post_tag)
+        .fetch_all(&mut *conn)
+        .await?;
+    let counts = sqlx::query(sql::COMMENT_COUNTS)
+        .bind(&ids)
+        .try_map(rows::comment_count)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(views::home(posts, tags, counts))
+}
+
+pub async fn post_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<PostPage>> {
+    let Some(post) = sqlx::query(sql::POST_BY_SLUG)
+        .bind(slug)
+        .try_map(rows::post)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let tags = sqlx::query(sql::TAGS_OF_POST)
+        .bind(post.id)
+        .try_map(rows::tag_name)
+        .fetch_all(&mut *conn)
+        .await?;
+    let comments = sqlx::query(sql::COMMENTS_OF_POST)
+        .bind(post.id)
+        .try_map(rows::comment)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(Some(views::post(post, tags, comments)))
+}
+
+pub async fn tag_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<TagPage>> {
+    let Some(tag) = sqlx::query(sql::TAG_BY_SLUG)
+        .bind(slug)
+        .try_map(rows::tag)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let posts = sqlx::query(sql::TAG_POSTS)
+        .bind(tag.id)
+        .try_map(rows::post_summary)
+        .fetch_all(&mut *conn)
+        .await?;
+    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
+    let tags = sqlx::query(sql::TAGS_OF_POSTS)
+        .bind(&ids)
+        .try_map(rows::post_tag)
+        .fetch_all(&mut *conn)
+        .await?;
+    let count: i64 = sqlx::query_scalar(sql::TAG_POST_COUNT)
+        .bind(tag.id)
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(Some(views::tag(tag, count, posts, tags)))
+}

@@ -1,0 +1,157 @@
+//! The six routes, in SPEC order, the catchers, and the error → status mapping.
+
+use crate::db::{self, Db};
+use page_cache::PageCache;
+use rocket::http::Status;
+use rocket::http::uri::Origin;
+use rocket::request::{self, FromRequest, Request};
+use rocket::response::{self, Responder, content::RawHtml, status::BadRequest};
+use rocket::serde::Serialize;
+use rocket::{Orbit, Rocket, State};
+use rocket_db_pools::Connection;
+use rocket_db_pools::sqlx::{self, PgConnection};
+use rocket_dyn_templates::{Template, context};
+
+#[get("/")]
+pub async fn home(mut db: Connection<Db>) -> Result<Template, Error> {
+    let view = db::home_page(&mut db).await?;
+    Ok(Template::render(templates::HOME, view))
+}
+
+#[get("/posts/<slug>")]
+pub async fn post(mut db: Connection<Db>, slug: &str) -> Result<Option<Template>, Error> {
+    let view = db::post_page(&mut db, slug).await?;
+    Ok(view.map(|view| Template::render(templates::POST, view)))
+}
+
+#[get("/tags/<slug>")]
+pub async fn tag(mut db: Connection<Db>, slug: &str) -> Result<Option<Template>, Error> {
+    let view = db::tag_page(&mut db, slug).await?;
+    Ok(view.map(|view| Template::render(templates::TAG, view)))
+}
+
+/// Rocket 0.5 forbids a trailing slash in a route and skips empty segments when matching,
+/// so `/cached` lands here too; the page is `/cached/` only (Go redirects, axum answers 404).
+#[get("/cached")]
+pub async fn cached_home(
+    uri: &Origin<'_>,
+    db: &Db,
+    cache: &State<PageCache>,
+    pages: Pages<'_>,
+) -> CachedPage {
+    if uri.path() != "/cached/" {
+        return Ok(None);
+    }
+    cached(db, cache, page_cache::HOME_KEY.to_owned(), async |conn| {
+        let view = db::home_page(conn).await?;
+        pages.show(templates::HOME, view).map(Some)
+    })
+    .await
+}
+
+#[get("/cached/posts/<slug>")]
+pub async fn cached_post(
+    db: &Db,
+    cache: &State<PageCache>,
+    pages: Pages<'_>,
+    slug: &str,
+) -> CachedPage {
+    let key = page_cache::post_key(slug);
+    cached(db, cache, key, async |conn| {
+        match db::post_page(conn, slug).await? {
+            Some(view) => pages.show(templates::POST, view).map(Some),
+            None => Ok(None),
+        }
+    })
+    .await
+}
+
+/// `n` is taken as text, every value given: a typed `Option<i64>` would answer a bad `n`
+/// with Rocket's own error page, and an `Option` of anything turns a repeated `n` into `None`
+/// (Go's reference: the first value counts).
+#[get("/compute?<n>")]
+pub fn compute(n: Vec<&str>) -> Result<String, BadRequest<&'static str>> {
+    workload::parse_n(n.first().copied())
+        .map(workload::compute_body)
+        .map_err(BadRequest)
+}
+
+/// Unknown paths, and the pages whose handler found no such slug (`None`).
+#[catch(404)]
+pub fn not_found() -> Template {
+    Template::render(templates::NOT_FOUND, context! {})
+}
+
+/// `Connection<Db>` failing to check out a connection, and [`Error::Database`].
+#[catch(503)]
+pub fn database_unavailable() -> &'static str {
+    workload::DB_UNAVAILABLE_MESSAGE
+}
+
+/// A page from Redis or, on a miss, freshly rendered; `None` is an unknown slug (404).
+type CachedPage = Result<Option<RawHtml<Vec<u8>>>, Error>;
+
+/// Serves `key` from Redis; on a miss takes a connection, renders with `render` (`None` =
+/// unknown slug: 404, nothing stored) and stores the page.
+async fn cached(
+    db: &Db,
+    cache: &PageCache,
+    key: String,
+    render: impl AsyncFnOnce(&mut PgConnection) -> Result<Option<String>, Error>,
+) -> CachedPage {
+    if let Some(page) = cache.get(&key).await {
+        return Ok(Some(RawHtml(page)));
+    }
+    let mut conn = db.acquire().await?;
+    let Some(page) = render(&mut conn).await? else {
+        return Ok(None);
+    };
+    drop(conn);
+    cache.set(&key, &page).await;
+    Ok(Some(RawHtml(page.into_bytes())))
+}
+
+/// Renders a template into a `String` (for the page cache) through rocket_dyn_templates'
+/// `Template::show`, which needs the running Rocket; Rocket 0.5 has no guard that gives it.
+pub struct Pages<'r>(&'r Rocket<Orbit>);
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for Pages<'r> {
+    type Error = std::convert::Infallible;
+
+    async fn from_request(req: &'r Request<'_>) -> request::Outcome<Self, Self::Error> {
+        request::Outcome::Success(Pages(req.rocket()))
+    }
+}
+
+impl Pages<'_> {
+    fn show(&self, template: &'static str, view: impl Serialize) -> Result<String, Error> {
+        Template::show(self.0, template, view).ok_or(Error::Template)
+    }
+}
+
+/// Why a page could not be served; the catcher of its status writes the body.
+pub enum Error {
+    Database(sqlx::Error),
+    /// rocket_dyn_templates has logged the cause.
+    Template,
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(err: sqlx::Error) -> Self {
+        Error::Database(err)
+    }
+}
+
+/// A database failure is a 503 the client can retry; a template failure is our bug.
+impl<'r> Responder<'r, 'static> for Error {
+    fn respond_to(self, _: &'r Request<'_>) -> response::Result<'static> {
+        match self {
+            Error::Database(err) => {
+                eprintln!("rocket: database: {err}");
+                Err(Status::ServiceUnavailable)
+            }
+            Error::Template => Err(Status::InternalServerError),
+        }
+    }
+}

@@ -1,0 +1,596 @@
+//! The fair benchmark (SPEC §5): one app at a time, pinned CPUs, parity gate, warm-up,
+//! repeated runs, admission, and `results/<batch>/results.json` saved after every run.
+
+use crate::apps::{self, App};
+use crate::ceilings;
+use crate::cpus::{CpuSplit, PinnedServices, format_list};
+use crate::loadgen::{LoadRun, Loadgen};
+use crate::page_cache;
+use crate::parity::{self, Fetched};
+use crate::results::{
+    AppResult, AppStatus, Batch, Ceilings, CpuSets, Machine, Parity, RouteResult, Run, Settings,
+};
+use crate::routes;
+use crate::sample;
+use crate::sampler::Sampler;
+use crate::server::RunningApp;
+use crate::services;
+use anyhow::{Context, Result, bail, ensure};
+use indicatif::{ProgressBar, ProgressStyle};
+use sqlx::{Connection, PgConnection};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+pub struct Options {
+    pub apps: Vec<App>,
+    pub routes: Vec<String>,
+    pub connections: u32,
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub runs: u32,
+    pub quick: bool,
+    pub loadgen: Loadgen,
+    pub cpus: CpuSplit,
+    pub results_dir: PathBuf,
+    pub command: String,
+}
+
+/// What every step of a batch needs.
+struct Batcher<'a> {
+    options: &'a Options,
+    dir: PathBuf,
+    batch: Batch,
+    reference: Vec<Fetched>,
+    paths: Vec<String>,
+    runtime: tokio::runtime::Runtime,
+    monitor: PgConnection,
+    baseline_connections: i64,
+    progress: ProgressBar,
+    interrupted: &'a AtomicBool,
+}
+
+/// Runs a batch; returns its folder. Ctrl-C (`interrupted`) stops after the current run,
+/// keeping everything finished.
+pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let database_url = services::database_url();
+    let data = seed::data::Dataset::generate();
+    let expected = data.checksum();
+    let (monitor, found) = runtime.block_on(async {
+        let mut conn = seed::db::connect(&database_url).await?;
+        let found = seed::db::checksum(&mut conn, &data).await?;
+        anyhow::Ok((conn, found))
+    })?;
+    ensure!(
+        found.as_deref() == Some(expected.as_str()),
+        "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
+    );
+    page_cache::clear()?;
+
+    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+    let dir = options.results_dir.join(&id);
+    std::fs::create_dir_all(dir.join("raw"))
+        .with_context(|| format!("create {}", dir.display()))?;
+    let batch = new_batch(options, id, expected, &runtime)?;
+    batch.save(&dir)?;
+
+    let total_runs = options.apps.len() * options.routes.len() * (options.runs as usize + 1);
+    let progress = ProgressBar::new(total_runs as u64).with_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} runs · {msg} · about {eta} left",
+        )
+        .expect("valid template"),
+    );
+    let mut cx = Batcher {
+        options,
+        dir,
+        batch,
+        reference: Vec::new(),
+        paths: sample::parity_paths(),
+        runtime,
+        monitor,
+        baseline_connections: 0,
+        progress,
+        interrupted,
+    };
+    cx.baseline_connections = cx.blogbench_connections()?;
+    let pinned = PinnedServices::pin(&options.cpus.services)?;
+    cx.fetch_reference()?;
+    cx.measure_ceilings()?;
+    for index in 0..options.apps.len() {
+        if interrupted.load(Ordering::SeqCst) {
+            cx.fail(index, "interrupted", "Ctrl-C before this app started")?;
+            continue;
+        }
+        let outcome = cx.bench_app(index);
+        if let Err(err) = outcome {
+            let stage = if interrupted.load(Ordering::SeqCst) {
+                "interrupted"
+            } else {
+                "run"
+            };
+            cx.fail(index, stage, &format!("{err:#}"))?;
+        }
+    }
+    drop(pinned);
+    cx.progress.finish_and_clear();
+    cx.batch.finished_at = Some(now());
+    cx.batch.save(&cx.dir)?;
+    Ok(cx.dir)
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn new_batch(
+    options: &Options,
+    id: String,
+    seed_checksum: String,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<Batch> {
+    let apps = options
+        .apps
+        .iter()
+        .map(|app| AppResult {
+            name: app.name.clone(),
+            stack: app.manifest.stack.clone(),
+            versions: app.versions().unwrap_or_default(),
+            status: AppStatus::Pending,
+            parity: None,
+            deviations: app
+                .manifest
+                .deviations
+                .iter()
+                .map(|d| (d.setting.clone(), d.value.clone(), d.reason.clone()))
+                .collect(),
+            routes: Vec::new(),
+        })
+        .collect();
+    Ok(Batch {
+        id,
+        started_at: now(),
+        finished_at: None,
+        command: options.command.clone(),
+        git_commit: git_commit(),
+        machine: machine(),
+        cpu_sets: CpuSets {
+            app: format_list(&options.cpus.app),
+            services: format_list(&options.cpus.services),
+            load: format_list(&options.cpus.load),
+            note: options.cpus.note.clone(),
+        },
+        settings: Settings {
+            connections: options.connections,
+            duration_secs: options.duration.as_secs_f64(),
+            warmup_secs: options.warmup.as_secs_f64(),
+            runs: options.runs,
+            loadgen: options.loadgen.name().to_owned(),
+            quick: options.quick,
+            routes: options.routes.clone(),
+        },
+        tools: tools(options.loadgen, runtime),
+        seed_checksum,
+        ceilings: Ceilings::default(),
+        apps,
+    })
+}
+
+impl Batcher<'_> {
+    fn save(&self) -> Result<()> {
+        self.batch.save(&self.dir)
+    }
+
+    fn fail(&mut self, index: usize, stage: &str, reason: &str) -> Result<()> {
+        self.progress.println(format!(
+            "{}: failed at {stage}: {reason}",
+            self.batch.apps[index].name
+        ));
+        self.batch.apps[index].status = AppStatus::Failed {
+            stage: stage.to_owned(),
+            reason: reason.to_owned(),
+        };
+        self.save()
+    }
+
+    fn blogbench_connections(&mut self) -> Result<i64> {
+        let query =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = 'blogbench'");
+        Ok(self.runtime.block_on(query.fetch_one(&mut self.monitor))?)
+    }
+
+    /// Waits until the previous app's connections are gone (SPEC §5).
+    fn wait_for_connection_baseline(&mut self) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            let now = self.blogbench_connections()?;
+            if now <= self.baseline_connections {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                bail!(
+                    "postgres still has {now} connections to blogbench, baseline {}",
+                    self.baseline_connections
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn app_env(&self) -> Vec<(&'static str, String)> {
+        vec![("WORKERS", self.options.cpus.app.len().to_string())]
+    }
+
+    fn start(&self, app: &App) -> Result<RunningApp> {
+        let env = self.app_env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        RunningApp::start_pinned(app, &env, Some(&self.options.cpus.app))
+    }
+
+    fn fetch_reference(&mut self) -> Result<()> {
+        self.progress.set_message("go reference pages");
+        let go = apps::find(apps::GO)?;
+        let running = self.start(&go)?;
+        self.reference = parity::fetch_all(&running.base_url, &self.paths)?;
+        running.stop();
+        Ok(())
+    }
+
+    fn measure_ceilings(&mut self) -> Result<()> {
+        let options = self.options;
+        self.progress.set_message("ceilings");
+        let home_bytes = self
+            .reference
+            .first()
+            .map_or(10_000, |home| home.body.len());
+        self.batch.ceilings.http = Some(ceilings::http(
+            options.loadgen,
+            home_bytes,
+            &options.cpus.app,
+            &options.cpus.load,
+            options.connections,
+            options.duration,
+            &self.dir.join("raw/ceiling-http.json"),
+        )?);
+        let database_url = services::database_url();
+        let scripts = self
+            .runtime
+            .block_on(ceilings::page_scripts(&database_url))?;
+        for (page, script) in scripts {
+            let ceiling = ceilings::database(
+                page,
+                &script,
+                &database_url,
+                ceilings::pool_connections(),
+                &options.cpus.load,
+                options.duration,
+                &self.dir.join("raw"),
+            )?;
+            self.batch
+                .ceilings
+                .database
+                .insert(page.to_owned(), ceiling);
+        }
+        self.save()
+    }
+
+    fn bench_app(&mut self, index: usize) -> Result<()> {
+        let options = self.options;
+        let app = &options.apps[index];
+        if !app.binary_path().is_file() {
+            return self.fail(
+                index,
+                "build",
+                &format!(
+                    "no release binary at {}; run `make build`",
+                    app.binary_path().display()
+                ),
+            );
+        }
+        self.wait_for_connection_baseline()?;
+        self.progress.set_message(format!("{} starting", app.name));
+        let running = match self.start(app) {
+            Ok(running) => running,
+            Err(err) => return self.fail(index, "start", &format!("{err:#}")),
+        };
+
+        let fetched = parity::fetch_all(&running.base_url, &self.paths)?;
+        let mismatches = parity::compare(&self.reference, &fetched, &app.name);
+        self.batch.apps[index].parity = Some(Parity {
+            pages: fetched.len(),
+            mismatches: mismatches.len(),
+            first_diff: mismatches
+                .first()
+                .map(|m| format!("GET {} ({})\n{}", m.path, m.what, m.diff)),
+        });
+        if let Some(first) = mismatches.first() {
+            let reason = format!(
+                "{} of {} pages differ from go; first: GET {} ({})",
+                mismatches.len(),
+                fetched.len(),
+                first.path,
+                first.what
+            );
+            return self.fail(index, "parity", &reason);
+        }
+        self.progress
+            .println(format!("{}: parity ok ({} pages)", app.name, fetched.len()));
+
+        page_cache::clear()?;
+        for route in ["cached-home", "cached-detail"] {
+            ureq::get(&running.url(routes::path(route).expect("known route"))).call()?;
+        }
+        for route in &options.routes {
+            let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+            self.batch.apps[index].routes.push(RouteResult {
+                route: route.clone(),
+                path: path.to_owned(),
+                runs: Vec::new(),
+            });
+            self.progress
+                .set_message(format!("{} · {route} · warm-up", app.name));
+            let raw = self.dir.join(format!(
+                "raw/{}-{route}-warmup.{}",
+                app.name,
+                raw_extension(options.loadgen)
+            ));
+            options.loadgen.run(
+                &running.url(path),
+                options.connections,
+                options.warmup,
+                &options.cpus.load,
+                &raw,
+            )?;
+            self.progress.inc(1);
+            for run in 1..=options.runs {
+                if self.interrupted.load(Ordering::SeqCst) {
+                    bail!("Ctrl-C during {route}");
+                }
+                self.progress.set_message(format!(
+                    "{} · {route} · run {run}/{}",
+                    app.name, options.runs
+                ));
+                let result = self.one_run(&running, route, path, run)?;
+                self.batch.apps[index]
+                    .routes
+                    .last_mut()
+                    .expect("pushed above")
+                    .runs
+                    .push(result);
+                self.save()?;
+                self.progress.inc(1);
+            }
+        }
+        running.stop();
+        self.batch.apps[index].status = AppStatus::Ok;
+        self.save()
+    }
+
+    fn one_run(&self, running: &RunningApp, route: &str, path: &str, index: u32) -> Result<Run> {
+        let options = self.options;
+        let raw_name = format!(
+            "raw/{}-{route}-{index}.{}",
+            running.name,
+            raw_extension(options.loadgen)
+        );
+        let sampler = Sampler::start(running.pid(), running.port);
+        let load = options.loadgen.run(
+            &running.url(path),
+            options.connections,
+            options.duration,
+            &options.cpus.load,
+            &self.dir.join(&raw_name),
+        );
+        let usage = sampler.finish();
+        let load = load?;
+        let invalid_reason = admission(&load, options.connections, usage.connections_max);
+        Ok(Run {
+            index,
+            requests: load.requests,
+            requests_per_sec: load.requests_per_sec,
+            latency_ms: load.latency_ms,
+            status_codes: load.status_codes,
+            errors: load.errors,
+            connections: usage.connections_max,
+            valid: invalid_reason.is_none(),
+            invalid_reason,
+            app_cpu_percent: usage.app_cpu_percent,
+            app_rss_max_mib: usage.app_rss_max_mib,
+            postgres_cpu_percent: usage.postgres_cpu_percent,
+            redis_cpu_percent: usage.redis_cpu_percent,
+            raw_output: raw_name,
+        })
+    }
+}
+
+fn raw_extension(loadgen: Loadgen) -> &'static str {
+    match loadgen {
+        Loadgen::Oha => "json",
+        Loadgen::Wrk => "txt",
+    }
+}
+
+/// Seed 003's admission rule: a run counts only with no connection, read or protocol
+/// errors, only 200s (no route in the benchmark is meant to give a 4xx), and every
+/// connection established.
+pub fn admission(load: &LoadRun, connections: u32, connections_reached: u32) -> Option<String> {
+    if load.requests == 0 {
+        return Some("no responses".to_owned());
+    }
+    if !load.errors.is_empty() {
+        return Some(format!("errors: {}", summarise(&load.errors)));
+    }
+    let non_200: BTreeMap<String, u64> = load
+        .status_codes
+        .iter()
+        .filter(|(code, _)| !matches!(code.as_str(), "200" | "2xx/3xx"))
+        .map(|(code, n)| (code.clone(), *n))
+        .collect();
+    if !non_200.is_empty() {
+        return Some(format!("non-200 responses: {}", summarise(&non_200)));
+    }
+    if connections_reached < connections {
+        return Some(format!(
+            "reached {connections_reached} of {connections} connections"
+        ));
+    }
+    None
+}
+
+fn summarise(counts: &BTreeMap<String, u64>) -> String {
+    counts
+        .iter()
+        .map(|(k, n)| format!("{k} ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn command_line(program: &str, args: &[&str]) -> Option<String> {
+    let output = Command::new(program).args(args).output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    Some(text.lines().next()?.trim().to_owned())
+}
+
+fn git_commit() -> String {
+    let dir = apps::workspace_dir();
+    let dir = dir.to_string_lossy();
+    let commit = command_line("git", &["-C", &dir, "rev-parse", "HEAD"])
+        .unwrap_or_else(|| "unknown".to_owned());
+    let dirty = Command::new("git")
+        .args(["-C", &dir, "status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .is_ok_and(|o| !o.stdout.is_empty());
+    if dirty {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    }
+}
+
+fn machine() -> Machine {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let cpuinfo = read("/proc/cpuinfo");
+    let meminfo = read("/proc/meminfo");
+    Machine {
+        hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
+        kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
+        cpu_model: cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name"))
+            .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
+            .unwrap_or_default(),
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        memory_gib: meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|kb| kb.trim().trim_end_matches(" kB").parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0 / 1024.0),
+    }
+}
+
+fn tools(loadgen: Loadgen, runtime: &tokio::runtime::Runtime) -> BTreeMap<String, String> {
+    let mut tools = BTreeMap::new();
+    let mut add = |name: &str, version: Option<String>| {
+        tools.insert(
+            name.to_owned(),
+            version.unwrap_or_else(|| "unknown".to_owned()),
+        );
+    };
+    add("go", command_line("go", &["version"]));
+    add("rustc", command_line("rustc", &["--version"]));
+    add("pgbench", command_line("pgbench", &["--version"]));
+    add(loadgen.name(), loadgen.version().ok());
+    add(
+        "postgresql",
+        runtime
+            .block_on(async {
+                let mut conn = PgConnection::connect(&services::database_url()).await?;
+                sqlx::query_scalar::<_, String>("SHOW server_version")
+                    .fetch_one(&mut conn)
+                    .await
+            })
+            .ok(),
+    );
+    add("redis", redis_version());
+    tools
+}
+
+fn redis_version() -> Option<String> {
+    let client = redis::Client::open(services::redis_url()).ok()?;
+    let mut conn = client.get_connection().ok()?;
+    let info: String = redis::cmd("INFO").arg("server").query(&mut conn).ok()?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .map(str::to_owned)
+}
+
+/// Parses `20s`, `500ms`, `2m`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(text.len()),
+    );
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" | "" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("bad duration unit in {text:?} (ms, s or m)")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The folder results go to by default: `<workspace>/results`.
+pub fn default_results_dir() -> PathBuf {
+    apps::workspace_dir().join("results")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(codes: &[(&str, u64)], errors: &[(&str, u64)]) -> LoadRun {
+        LoadRun {
+            requests: 100,
+            status_codes: codes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            errors: errors.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            ..LoadRun::default()
+        }
+    }
+
+    #[test]
+    fn admits_only_clean_runs() {
+        assert_eq!(admission(&load(&[("200", 100)], &[]), 50, 50), None);
+        assert!(
+            admission(&load(&[("200", 99), ("503", 1)], &[]), 50, 50)
+                .unwrap()
+                .contains("503")
+        );
+        assert!(
+            admission(&load(&[("200", 99)], &[("connection reset", 1)]), 50, 50)
+                .unwrap()
+                .contains("errors")
+        );
+        assert!(
+            admission(&load(&[("200", 100)], &[]), 50, 42)
+                .unwrap()
+                .contains("42 of 50")
+        );
+    }
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("fast").is_err());
+    }
+}

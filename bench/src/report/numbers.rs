@@ -1,0 +1,63 @@
+//! How the report writes numbers.
+
+/// Requests (or pages) per second: a whole number with thousands separators, `14,140`.
+pub fn per_sec(value: f64) -> String {
+    let digits = (value.round() as i64).unsigned_abs().to_string();
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value.round() < 0.0 {
+        grouped.insert(0, '-');
+    }
+    grouped
+}
+
+/// Latency in milliseconds, two decimals.
+pub fn ms(value: f64) -> String {
+    format!("{value:.2}")
+}
+
+pub fn mib(value: f64) -> String {
+    format!("{value:.1}")
+}
+
+/// CPU as `ps` shows it: 100 = one core.
+pub fn cpu_percent(value: f64) -> String {
+    format!("{value:.0}")
+}
+
+/// A ratio as a whole percentage: 0.453 → `45 %`.
+pub fn share(ratio: f64) -> String {
+    format!("{:.0} %", ratio * 100.0)
+}
+
+/// A relative change with its sign: 0.2 → `+20.0 %`.
+pub fn change(ratio: f64) -> String {
+    format!("{:+.1} %", ratio * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(per_sec(0.4), "0");
+        assert_eq!(per_sec(999.5), "1,000");
+        assert_eq!(per_sec(14_140.2), "14,140");
+        assert_eq!(per_sec(198_669.0), "198,669");
+        assert_eq!(per_sec(1_234_567.0), "1,234,567");
+        assert_eq!(per_sec(-1_500.0), "-1,500");
+    }
+
+    #[test]
+    fn signs_changes() {
+        assert_eq!(change(0.2), "+20.0 %");
+        assert_eq!(change(-0.05), "-5.0 %");
+        assert_eq!(share(0.453), "45 %");
+    }
+}

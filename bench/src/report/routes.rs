@@ -1,0 +1,110 @@
+//! The routes as the report orders and groups them: SPEC §3's six, in three chart groups
+//! whose numbers are comparable within a group and not across (a cached page is ten times a
+//! database page).
+
+use crate::results::{Batch, Ceiling};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Every request queries PostgreSQL.
+    Uncached,
+    /// Served from the Redis page cache.
+    Cached,
+    Compute,
+    /// A route this report does not know; shown, never dropped.
+    Other,
+}
+
+impl Group {
+    pub const ALL: [Group; 4] = [Group::Uncached, Group::Cached, Group::Compute, Group::Other];
+
+    /// The part of a chart's file name: `requests-per-sec-<slug>.svg`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Group::Uncached => "uncached",
+            Group::Cached => "cached",
+            Group::Compute => "compute",
+            Group::Other => "other",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Uncached => "Uncached pages",
+            Group::Cached => "Cached pages",
+            Group::Compute => "Compute",
+            Group::Other => "Other routes",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Group::Uncached => "The same HTML in every app; every request queries PostgreSQL",
+            Group::Cached => "Served from the Redis page cache, no SQL",
+            Group::Compute => "The sum of the primes below 20 000, no database",
+            Group::Other => "Routes outside SPEC §3",
+        }
+    }
+}
+
+/// The route names `results.json` uses, in report order.
+const KNOWN: [(&str, Group); 6] = [
+    ("home", Group::Uncached),
+    ("detail", Group::Uncached),
+    ("tag", Group::Uncached),
+    ("cached-home", Group::Cached),
+    ("cached-detail", Group::Cached),
+    ("compute", Group::Compute),
+];
+
+pub fn group(route: &str) -> Group {
+    KNOWN
+        .iter()
+        .find(|(name, _)| *name == route)
+        .map_or(Group::Other, |(_, group)| *group)
+}
+
+/// Every route of the batch (selected, or measured by any app) in report order.
+pub fn columns(batch: &Batch) -> Vec<String> {
+    let measured = batch
+        .apps
+        .iter()
+        .flat_map(|a| a.routes.iter().map(|r| &r.route));
+    in_order(batch.settings.routes.iter().chain(measured))
+}
+
+/// `routes` without repeats, SPEC order first, then the others as first seen.
+pub fn in_order<'a>(routes: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for route in routes {
+        if !seen.contains(route) {
+            seen.push(route.clone());
+        }
+    }
+    let position = |route: &String| KNOWN.iter().position(|(name, _)| name == route);
+    // A stable sort keeps unknown routes (sorted last) in first-seen order.
+    seen.sort_by_key(|route| position(route).unwrap_or(KNOWN.len()));
+    seen
+}
+
+/// The routes of `columns` in `group`.
+pub fn in_group(columns: &[String], group: Group) -> Vec<String> {
+    columns
+        .iter()
+        .filter(|r| self::group(r) == group)
+        .cloned()
+        .collect()
+}
+
+/// What limits a route before the app does: the database ceiling of that page for the
+/// uncached pages when the batch measured one, else the HTTP ceiling. The name says which.
+pub fn ceiling<'a>(batch: &'a Batch, route: &str) -> Option<(&'static str, &'a Ceiling)> {
+    let database = match group(route) {
+        Group::Uncached => batch.ceilings.database.get(route),
+        _ => None,
+    };
+    match database {
+        Some(ceiling) => Some(("DB", ceiling)),
+        None => batch.ceilings.http.as_ref().map(|c| ("HTTP", c)),
+    }
+}

@@ -1,0 +1,210 @@
+//! `results/<batch>/results.json`: everything a batch measured, written atomically after
+//! every run so a crash or Ctrl-C loses nothing that finished. The report is built from this
+//! file alone.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Batch {
+    /// `YYYYMMDDhhmmss` (UTC), also the folder name.
+    pub id: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// The exact command line that produced the batch.
+    pub command: String,
+    pub git_commit: String,
+    pub machine: Machine,
+    pub cpu_sets: CpuSets,
+    pub settings: Settings,
+    /// Go, rustc, PostgreSQL, Redis, the load generator.
+    pub tools: BTreeMap<String, String>,
+    pub seed_checksum: String,
+    pub ceilings: Ceilings,
+    pub apps: Vec<AppResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Machine {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_gib: f64,
+}
+
+/// CPU lists in `taskset -c` syntax.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuSets {
+    pub app: String,
+    pub services: String,
+    pub load: String,
+    /// How the split was chosen.
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Settings {
+    pub connections: u32,
+    pub duration_secs: f64,
+    pub warmup_secs: f64,
+    pub runs: u32,
+    pub loadgen: String,
+    pub quick: bool,
+    pub routes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Ceilings {
+    /// The load generator against a minimal static server with a home-page-sized body.
+    pub http: Option<Ceiling>,
+    /// `pgbench` running each page's queries as a script: pages per second.
+    pub database: BTreeMap<String, Ceiling>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ceiling {
+    pub per_sec: f64,
+    pub how: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AppResult {
+    pub name: String,
+    pub stack: String,
+    pub versions: BTreeMap<String, String>,
+    /// `Failed` stops this app's benchmark (build, start, parity) with the reason.
+    pub status: AppStatus,
+    pub parity: Option<Parity>,
+    pub deviations: Vec<(String, String, String)>,
+    pub routes: Vec<RouteResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum AppStatus {
+    Pending,
+    Ok,
+    Failed { stage: String, reason: String },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parity {
+    pub pages: usize,
+    pub mismatches: usize,
+    /// The unified diff of the first differing page.
+    pub first_diff: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RouteResult {
+    pub route: String,
+    pub path: String,
+    pub runs: Vec<Run>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run {
+    pub index: u32,
+    pub requests: u64,
+    pub requests_per_sec: f64,
+    pub latency_ms: Latency,
+    pub status_codes: BTreeMap<String, u64>,
+    pub errors: BTreeMap<String, u64>,
+    pub connections: u32,
+    /// Seed 003 admission: no errors, only the expected status codes.
+    pub valid: bool,
+    pub invalid_reason: Option<String>,
+    pub app_cpu_percent: f64,
+    pub app_rss_max_mib: f64,
+    pub postgres_cpu_percent: f64,
+    pub redis_cpu_percent: f64,
+    /// The load generator's raw output, relative to the batch folder.
+    pub raw_output: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Latency {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl RouteResult {
+    /// The median req/s of the valid runs and how many there were.
+    pub fn median_requests_per_sec(&self) -> Option<(f64, usize)> {
+        median(self.valid_runs().map(|r| r.requests_per_sec))
+    }
+
+    pub fn median_latency(&self, pick: impl Fn(&Latency) -> f64) -> Option<f64> {
+        median(self.valid_runs().map(|r| pick(&r.latency_ms))).map(|(m, _)| m)
+    }
+
+    pub fn valid_runs(&self) -> impl Iterator<Item = &Run> {
+        self.runs.iter().filter(|r| r.valid)
+    }
+}
+
+pub fn median(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
+    let mut values: Vec<f64> = values.collect();
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let m = if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    };
+    Some((m, n))
+}
+
+/// A batch's folder: `batch` itself when it is one, else `<results_dir>/<batch>`.
+pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
+    let path = Path::new(batch);
+    if path.join("results.json").is_file() {
+        path.to_owned()
+    } else {
+        results_dir.join(batch)
+    }
+}
+
+impl Batch {
+    pub fn load(path: &Path) -> Result<Batch> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parse {}", path.display()))
+    }
+
+    /// Writes `results.json` in `dir` through a temporary file and a rename.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        write_atomically(
+            &dir.join("results.json"),
+            serde_json::to_string_pretty(self)?.as_bytes(),
+        )
+    }
+}
+
+/// Writes `bytes` to `path` so a reader sees the old file or the new one, never half.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("rename {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median([3.0, 1.0, 2.0].into_iter()), Some((2.0, 3)));
+        assert_eq!(median([4.0, 1.0].into_iter()), Some((2.5, 2)));
+        assert_eq!(median(std::iter::empty()), None);
+    }
+}

@@ -1,0 +1,91 @@
+//! Statements and PostgreSQL round trips per page, counted at the protocol level: the app
+//! talks to Postgres through a counting [`Relay`], requests are sent one at a time after a
+//! warm-up (pool filled, statements prepared), and the counts are divided by the requests.
+
+use crate::apps::App;
+use crate::relay::Relay;
+use crate::server::RunningApp;
+use crate::services;
+use anyhow::{Result, ensure};
+use std::time::Duration;
+
+/// The pages measured, with a path each.
+pub const PAGES: [(&str, &str); 4] = [
+    ("home", "/"),
+    (
+        "detail",
+        "/posts/tom-jerry-s-c-notes-on-na-ve-caf-benchmarks-1000",
+    ),
+    ("tag", "/tags/rust"),
+    ("cached home (hit)", "/cached/"),
+];
+
+const WARM_UP: u32 = 30;
+const MAX_ATTEMPTS: u32 = 5;
+
+#[derive(Debug, Clone)]
+pub struct PageCount {
+    pub page: &'static str,
+    pub statements: f64,
+    /// Excluding connection start-up.
+    pub round_trips: f64,
+    /// New PostgreSQL connections opened during the measured block (0 unless the pool kept
+    /// growing for all attempts).
+    pub connections_opened: u64,
+}
+
+/// Measures every page of [`PAGES`] for `app`, `requests` requests each; `env` is added to
+/// the app's environment.
+pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<PageCount>> {
+    let database_url = services::database_url();
+    let relay = Relay::start_postgres(services::host_port(&database_url))?;
+    let url = services::with_host_port(&database_url, &relay.addr.to_string());
+    let mut app_env = vec![("DATABASE_URL", url.as_str())];
+    app_env.extend_from_slice(env);
+    let running = RunningApp::start(app, &app_env)?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(10)))
+        .build()
+        .into();
+    let get = |path: &str| -> Result<()> {
+        let response = agent.get(&running.url(path)).call()?;
+        ensure!(
+            response.status() == 200,
+            "{} {path}: status {}",
+            app.name,
+            response.status()
+        );
+        Ok(())
+    };
+    PAGES
+        .iter()
+        .map(|&(page, path)| {
+            for _ in 0..WARM_UP {
+                get(path)?;
+            }
+            // A pool that opens a connection mid-measurement adds its start-up and statement
+            // preparation; measure again until a whole block ran on warm connections.
+            let mut attempts = 0;
+            let (statements, round_trips, connections_opened) = loop {
+                std::thread::sleep(Duration::from_millis(200));
+                relay.reset_counts();
+                for _ in 0..requests {
+                    get(path)?;
+                }
+                // The release ping of the last request may still be on its way.
+                std::thread::sleep(Duration::from_millis(100));
+                attempts += 1;
+                let counts = relay.postgres_counts();
+                if counts.2 == 0 || attempts == MAX_ATTEMPTS {
+                    break counts;
+                }
+            };
+            Ok(PageCount {
+                page,
+                statements: statements as f64 / f64::from(requests),
+                round_trips: round_trips as f64 / f64::from(requests),
+                connections_opened,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,170 @@
+//! CPU and memory of the app (its whole process tree), PostgreSQL and Redis during a run,
+//! sampled from `/proc` five times a second, and the connections the load generator reached.
+
+use crate::cpus::pids_named;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const INTERVAL: Duration = Duration::from_millis(200);
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Usage {
+    pub app_cpu_percent: f64,
+    pub app_rss_max_mib: f64,
+    pub postgres_cpu_percent: f64,
+    pub redis_cpu_percent: f64,
+    /// The most ESTABLISHED connections to the app's port seen at once.
+    pub connections_max: u32,
+}
+
+pub struct Sampler {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Usage>,
+}
+
+impl Sampler {
+    pub fn start(app_pid: u32, app_port: u16) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::spawn(move || sample(app_pid, app_port, &flag));
+        Sampler { stop, handle }
+    }
+
+    pub fn finish(self) -> Usage {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
+    let ticks_per_sec = clock_ticks();
+    let cpu_ticks = |pids: &[u32]| {
+        pids.iter()
+            .filter_map(|&p| stat(p).map(|s| s.ticks))
+            .sum::<u64>()
+    };
+    let groups = || {
+        [
+            process_tree(app_pid),
+            pids_named("postgres"),
+            pids_named("redis-server"),
+        ]
+    };
+    let started = Instant::now();
+    let first = groups().map(|pids| cpu_ticks(&pids));
+    let mut last = first;
+    let mut usage = Usage::default();
+    loop {
+        let tree = process_tree(app_pid);
+        let rss: u64 = tree
+            .iter()
+            .filter_map(|&p| stat(p).map(|s| s.rss_bytes))
+            .sum();
+        usage.app_rss_max_mib = usage.app_rss_max_mib.max(rss as f64 / (1024.0 * 1024.0));
+        usage.connections_max = usage.connections_max.max(established_to(app_port));
+        let now = groups().map(|pids| cpu_ticks(&pids));
+        // A process that exited takes its ticks with it; keep the highest total seen.
+        for (l, n) in last.iter_mut().zip(now) {
+            *l = (*l).max(n);
+        }
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        std::thread::sleep(INTERVAL);
+    }
+    let seconds = started.elapsed().as_secs_f64().max(1e-3);
+    let percent = |i: usize| (last[i] - first[i]) as f64 / ticks_per_sec / seconds * 100.0;
+    usage.app_cpu_percent = percent(0);
+    usage.postgres_cpu_percent = percent(1);
+    usage.redis_cpu_percent = percent(2);
+    usage
+}
+
+struct Stat {
+    ticks: u64,
+    rss_bytes: u64,
+}
+
+/// utime + stime and RSS from `/proc/<pid>/stat`.
+fn stat(pid: u32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; fields after it are plain.
+    let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
+    Some(Stat {
+        ticks: field(14)? + field(15)?,
+        rss_bytes: field(24)? * page_size(),
+    })
+}
+
+/// `pid` and all its descendants.
+fn process_tree(pid: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for child in entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        {
+            let parent = std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|t| {
+                    t.rsplit_once(')')?
+                        .1
+                        .split_whitespace()
+                        .nth(1)?
+                        .parse::<u32>()
+                        .ok()
+                });
+            if let Some(parent) = parent {
+                children.entry(parent).or_default().push(child);
+            }
+        }
+    }
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        tree.extend(children.get(&tree[i]).into_iter().flatten());
+        i += 1;
+    }
+    tree
+}
+
+/// ESTABLISHED TCP connections whose local port is `port` (`/proc/net/tcp`, IPv4 loopback).
+fn established_to(port: u16) -> u32 {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return 0;
+    };
+    let local_port = format!(":{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            cols.len() > 3 && cols[1].ends_with(&local_port) && cols[3] == "01"
+        })
+        .count() as u32
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf only reads a configuration value.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
+}
+
+fn page_size() -> u64 {
+    // SAFETY: as above.
+    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_this_process() {
+        let me = std::process::id();
+        let stat = super::stat(me).unwrap();
+        assert!(stat.rss_bytes > 1024 * 1024);
+        assert!(super::process_tree(me).contains(&me));
+    }
+}

@@ -1,0 +1,102 @@
+//! The Redis page cache (SPEC §3) the sqlx apps share: key `page:<path>`, value the raw
+//! HTML. Not framework idiom, so it lives once: each app decides where a `PageCache` lives
+//! (one per process, or one per actix worker) and when to use it.
+//!
+//! One multiplexed connection (redis's `ConnectionManager`: no PING per command, reconnects
+//! by itself), opened on first use so an app starts while Redis is down. Every Redis error
+//! is a miss: the caller renders the page from the database and still serves it. The type
+//! is `Sync` (a Tokio `OnceCell`, an atomic flag), so one cache can serve many threads.
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, RedisError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+/// The key of the cached home page.
+pub const HOME_KEY: &str = "page:/";
+
+/// The key of a cached post page.
+pub fn post_key(slug: &str) -> String {
+    format!("page:/posts/{slug}")
+}
+
+pub struct PageCache {
+    client: redis::Client,
+    connection: OnceCell<ConnectionManager>,
+    /// Whether the last Redis call failed, so an outage is logged once, not per request.
+    failing: AtomicBool,
+    /// The app's name, for its log lines.
+    app: &'static str,
+}
+
+impl PageCache {
+    /// Takes a client, not a URL, so a caller that cannot report errors (an actix worker
+    /// factory) can still make one.
+    pub fn new(client: redis::Client, app: &'static str) -> Self {
+        PageCache {
+            client,
+            connection: OnceCell::new(),
+            failing: AtomicBool::new(false),
+            app,
+        }
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, RedisError> {
+        // Short timeouts and one retry: an outage must not stall requests.
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Duration::from_millis(250))
+            .set_response_timeout(Duration::from_secs(1))
+            .set_number_of_retries(1);
+        let connect = ConnectionManager::new_with_config(self.client.clone(), config);
+        self.connection.get_or_try_init(|| connect).await.cloned()
+    }
+
+    /// The page stored under `key`; `None` on a miss or any Redis error.
+    pub async fn get(&self, key: &str) -> Option<Vec<u8>> {
+        let result = match self.connection().await {
+            Ok(mut conn) => conn.get(key).await,
+            Err(err) => Err(err),
+        };
+        self.note(result.as_ref().err());
+        result.ok().flatten()
+    }
+
+    /// Stores `page` under `key`, with no expiry (the data never changes; the harness
+    /// clears the keys). A Redis error is logged, not returned.
+    pub async fn set(&self, key: &str, page: &str) {
+        let result = match self.connection().await {
+            Ok(mut conn) => conn.set::<_, _, ()>(key, page).await,
+            Err(err) => Err(err),
+        };
+        self.note(result.as_ref().err());
+    }
+
+    /// Logs when Redis starts failing and when it answers again. The hot path (Redis fine,
+    /// and it was) only reads the flag, so requests do not contend on it.
+    fn note(&self, error: Option<&RedisError>) {
+        match error {
+            None if self.failing.load(Ordering::Relaxed)
+                && self.failing.swap(false, Ordering::Relaxed) =>
+            {
+                eprintln!("{}: redis is back: caching pages again", self.app);
+            }
+            Some(err) if !self.failing.swap(true, Ordering::Relaxed) => {
+                eprintln!(
+                    "{}: redis unavailable, serving cached routes from the database: {err}",
+                    self.app
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_follow_the_spec() {
+        assert_eq!(super::HOME_KEY, "page:/");
+        assert_eq!(super::post_key("a-1"), "page:/posts/a-1");
+    }
+}
