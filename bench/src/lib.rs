@@ -1,6 +1,6 @@
 //! The blogbench harness as a library: the app registry, starting and stopping apps, the
-//! parity sample and check, and a TCP relay for fault (and later, protocol) tests. The
-//! `blogbench` binary is its command-line front end.
+//! parity sample and check, the benchmark and its report, and a TCP relay for fault and
+//! protocol tests. The `blogbench` binary is its command-line front end.
 
 pub mod apps;
 pub mod batch;
