@@ -13,7 +13,7 @@ BLOGBENCH := $(RELEASE)/blogbench
 # The load generator, pinned (FRAMEWORK-NOTES: `-j` was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick test lint go-test cargo-test
+.PHONY: help services build tools up parity bench bench-quick profile test lint go-test cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -23,6 +23,7 @@ help:
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (SPEC §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 run of 3 s per route)"
+	@echo "make profile         where each app's time goes on the detail page, in profiles/"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
 # share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
@@ -44,6 +45,12 @@ bench: services tools
 
 bench-quick: services tools
 	$(BLOGBENCH) bench --quick
+
+# actix-sqlx twice more with 4 workers (the reference report's count), so its two pool modes
+# differ even where the app gets one CPU.
+profile: services tools
+	$(BLOGBENCH) profile --route detail \
+		--apps all,actix-sqlx+WORKERS=4,actix-sqlx+POOL_MODE=shared+WORKERS=4
 
 up:
 	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac

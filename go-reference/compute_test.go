@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
 
 func TestSumOfPrimesBelow(t *testing.T) {
 	for _, c := range []struct{ n, want int64 }{
@@ -12,17 +16,28 @@ func TestSumOfPrimesBelow(t *testing.T) {
 	}
 }
 
+// The same vectors check the Rust apps' parser (workload::parse_n_query): one rule for all.
+// Each is [query, n], n = null for a bad query.
 func TestParseN(t *testing.T) {
-	for query, want := range map[string]int64{
-		"": 20000, "x=1": 20000, "n=2": 2, "n=1000000": 1000000, "n=%2B7": 7, "n=5&n=abc": 5,
-	} {
-		if n, ok := parseN(query); !ok || n != want {
-			t.Errorf("parseN(%q) = %d, %v; want %d", query, n, ok, want)
-		}
+	data, err := os.ReadFile("../workload/testdata/compute-queries.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"", "abc", "1", "0", "-5", "1000001", "10000000", "2.5", "%207", "0x10", "1_000", "%zz", "5;x=1"} {
-		if n, ok := parseN("n=" + bad); ok {
-			t.Errorf("parseN(n=%s) = %d, want a bad value", bad, n)
+	var vectors [][2]any
+	if err := json.Unmarshal(data, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	if len(vectors) < 20 {
+		t.Fatalf("only %d vectors", len(vectors))
+	}
+	for _, v := range vectors {
+		query := v[0].(string)
+		n, ok := parseN(query)
+		switch want, good := v[1].(float64); {
+		case !good && ok:
+			t.Errorf("parseN(%q) = %d, want a bad query", query, n)
+		case good && (!ok || n != int64(want)):
+			t.Errorf("parseN(%q) = %d, %v; want %d", query, n, ok, int64(want))
 		}
 	}
 }

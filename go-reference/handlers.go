@@ -195,16 +195,43 @@ func ids(posts []postSummary) []int32 {
 
 // renderHome renders / with 3 queries: homePosts, tagsOfPosts, commentCounts.
 func (a *app) renderHome(ctx context.Context) ([]byte, error) {
+	page, err := a.loadHome(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return render(homeTemplate, page)
+}
+
+// renderPost renders /posts/{slug} with 3 queries: postBySlug, tagsOfPost, commentsOfPost.
+func (a *app) renderPost(ctx context.Context, slug string) ([]byte, error) {
+	page, err := a.loadPost(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	return render(postTemplate, page)
+}
+
+// renderTag renders /tags/{slug} with 4 queries: tagBySlug, tagPosts, tagsOfPosts,
+// tagPostCount.
+func (a *app) renderTag(ctx context.Context, slug string) ([]byte, error) {
+	page, err := a.loadTag(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	return render(tagTemplate, page)
+}
+
+func (a *app) loadHome(ctx context.Context) (homePage, error) {
 	rows, _ := a.db.Query(ctx, homePosts)
 	posts, err := pgx.CollectRows(rows, scanPostSummary)
 	if err != nil {
-		return nil, err
+		return homePage{}, err
 	}
 	postIDs := ids(posts)
 	rows, _ = a.db.Query(ctx, tagsOfPosts, postIDs)
 	tags, err := pgx.CollectRows(rows, scanPostTag)
 	if err != nil {
-		return nil, err
+		return homePage{}, err
 	}
 	counts := make(map[int32]int64, len(posts))
 	var postID int32
@@ -215,21 +242,20 @@ func (a *app) renderHome(ctx context.Context) ([]byte, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return homePage{}, err
 	}
-	return render(homeTemplate, homePage{Posts: cards(posts, tags, counts)})
+	return homePage{Posts: cards(posts, tags, counts)}, nil
 }
 
-// renderPost renders /posts/{slug} with 3 queries: postBySlug, tagsOfPost, commentsOfPost.
-func (a *app) renderPost(ctx context.Context, slug string) ([]byte, error) {
+func (a *app) loadPost(ctx context.Context, slug string) (postPage, error) {
 	var p post
 	err := a.db.QueryRow(ctx, postBySlug, slug).
 		Scan(&p.ID, &p.Title, &p.Slug, &p.Body, &p.PublishedAt, &p.AuthorName)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNotFound
+		return postPage{}, errNotFound
 	}
 	if err != nil {
-		return nil, err
+		return postPage{}, err
 	}
 	page := postPage{
 		Title:      p.Title,
@@ -239,40 +265,38 @@ func (a *app) renderPost(ctx context.Context, slug string) ([]byte, error) {
 	}
 	rows, _ := a.db.Query(ctx, tagsOfPost, p.ID)
 	if page.Tags, err = pgx.CollectRows(rows, scanTagLink); err != nil {
-		return nil, err
+		return postPage{}, err
 	}
 	rows, _ = a.db.Query(ctx, commentsOfPost, p.ID)
 	if page.Comments, err = pgx.CollectRows(rows, scanComment); err != nil {
-		return nil, err
+		return postPage{}, err
 	}
-	return render(postTemplate, page)
+	return page, nil
 }
 
-// renderTag renders /tags/{slug} with 4 queries: tagBySlug, tagPosts, tagsOfPosts,
-// tagPostCount.
-func (a *app) renderTag(ctx context.Context, slug string) ([]byte, error) {
+func (a *app) loadTag(ctx context.Context, slug string) (tagPage, error) {
 	var id int32
 	page := tagPage{}
 	err := a.db.QueryRow(ctx, tagBySlug, slug).Scan(&id, &page.Name, &page.Slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNotFound
+		return tagPage{}, errNotFound
 	}
 	if err != nil {
-		return nil, err
+		return tagPage{}, err
 	}
 	rows, _ := a.db.Query(ctx, tagPosts, id)
 	posts, err := pgx.CollectRows(rows, scanPostSummary)
 	if err != nil {
-		return nil, err
+		return tagPage{}, err
 	}
 	rows, _ = a.db.Query(ctx, tagsOfPosts, ids(posts))
 	tags, err := pgx.CollectRows(rows, scanPostTag)
 	if err != nil {
-		return nil, err
+		return tagPage{}, err
 	}
 	if err := a.db.QueryRow(ctx, tagPostCount, id).Scan(&page.PostCount); err != nil {
-		return nil, err
+		return tagPage{}, err
 	}
 	page.Posts = cards(posts, tags, nil)
-	return render(tagTemplate, page)
+	return page, nil
 }

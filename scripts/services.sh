@@ -492,11 +492,42 @@ redis_ensure_running() {
 # ---------------------------------------------------------------------------------------------
 # subcommands
 
+# pg_stat_statements, for `blogbench profile` (queries per page beside round trips): the
+# library must be preloaded, which takes a restart. Done only for a local cluster, as root,
+# while nobody is connected to it; otherwise the fix is printed and nothing changes.
+pg_ensure_stat_statements() {
+    app_psql "$PROJECT_DB" 'select 1 from pg_stat_statements limit 1' >/dev/null 2>&1 && return 0
+    local fix="add shared_preload_libraries = 'pg_stat_statements' to postgresql.conf, restart PostgreSQL, then run  CREATE EXTENSION pg_stat_statements  in database $PROJECT_DB"
+    if ((IS_ROOT == 0)) || ! pg_admin_socket; then
+        warn "postgres: note: pg_stat_statements is not set up, so \`blogbench profile\` cannot count queries per page; fix: $fix"
+        return 0
+    fi
+    local preload cluster others
+    preload="$(admin_psql -c 'show shared_preload_libraries')"
+    if [[ ",${preload// /}," != *,pg_stat_statements,* ]]; then
+        cluster="$(pg_lsclusters --no-header 2>/dev/null | awk -v p="$PG_PORT" '$3 == p { print $1 "/" $2; exit }' || true)"
+        others="$(admin_psql -c "select count(*) from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()")"
+        if [[ -z "$cluster" || "$others" != 0 ]]; then
+            warn "postgres: note: pg_stat_statements is not preloaded and ${others:-some} client(s) are connected, so it was left so (\`blogbench profile\` then reports no queries per page); fix: $fix"
+            return 0
+        fi
+        say "postgres: preloading pg_stat_statements in idle cluster $cluster (restart)"
+        pg_conftool "${cluster%/*}" "${cluster#*/}" set shared_preload_libraries "${preload:+$preload,}pg_stat_statements" ||
+            die "postgres: pg_conftool could not set shared_preload_libraries; fix: $fix"
+        pg_ctlcluster "${cluster%/*}" "${cluster#*/}" restart ||
+            die "postgres: restarting cluster $cluster failed; fix: see /var/log/postgresql/postgresql-${cluster/\//-}.log"
+        pg_wait || die "postgres: cluster $cluster did not come back within ${WAIT_SECS}s; fix: see /var/log/postgresql/"
+    fi
+    admin_psql -d "$PROJECT_DB" -c 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements' >/dev/null ||
+        die "postgres: could not create extension pg_stat_statements in $PROJECT_DB; fix: apt-get install postgresql-contrib"
+}
+
 cmd_up() {
     parse_database_url
     parse_redis_url
     pg_ensure_running
     pg_ensure_role_db
+    pg_ensure_stat_statements
     redis_ensure_running
     say "services: ready: DATABASE_URL=postgres://$PG_USER:***@$(hostport "$PG_HOST" "$PG_PORT")/$PROJECT_DB REDIS_URL=redis://$(hostport "$REDIS_HOST" "$REDIS_PORT")"
 }

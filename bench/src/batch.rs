@@ -7,6 +7,7 @@ use crate::cpus::{CpuSplit, PinnedServices, format_list};
 use crate::loadgen::{LoadRun, Loadgen};
 use crate::page_cache;
 use crate::parity::{self, Fetched};
+use crate::progress::Progress;
 use crate::results::{
     AppResult, AppStatus, Batch, Ceilings, CpuSets, Machine, Parity, RouteResult, Run, Settings,
 };
@@ -16,7 +17,6 @@ use crate::sampler::Sampler;
 use crate::server::RunningApp;
 use crate::services;
 use anyhow::{Context, Result, bail, ensure};
-use indicatif::{ProgressBar, ProgressStyle};
 use sqlx::{Connection, PgConnection};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ struct Batcher<'a> {
     runtime: tokio::runtime::Runtime,
     monitor: PgConnection,
     baseline_connections: i64,
-    progress: ProgressBar,
+    progress: Progress,
     interrupted: &'a AtomicBool,
 }
 
@@ -80,12 +80,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     batch.save(&dir)?;
 
     let total_runs = options.apps.len() * options.routes.len() * (options.runs as usize + 1);
-    let progress = ProgressBar::new(total_runs as u64).with_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} runs · {msg} · about {eta} left",
-        )
-        .expect("valid template"),
-    );
+    let progress = Progress::new(total_runs as u64, "runs");
     let mut cx = Batcher {
         options,
         dir,
@@ -118,7 +113,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         }
     }
     drop(pinned);
-    cx.progress.finish_and_clear();
+    cx.progress.finish();
     cx.batch.finished_at = Some(now());
     cx.batch.save(&cx.dir)?;
     Ok(cx.dir)
@@ -141,6 +136,7 @@ fn new_batch(
             name: app.name.clone(),
             stack: app.manifest.stack.clone(),
             versions: app.versions().unwrap_or_default(),
+            settings: Some(app.manifest.settings.clone()),
             status: AppStatus::Pending,
             parity: None,
             deviations: app
@@ -187,7 +183,7 @@ impl Batcher<'_> {
     }
 
     fn fail(&mut self, index: usize, stage: &str, reason: &str) -> Result<()> {
-        self.progress.println(format!(
+        self.progress.say(format!(
             "{}: failed at {stage}: {reason}",
             self.batch.apps[index].name
         ));
@@ -233,7 +229,7 @@ impl Batcher<'_> {
     }
 
     fn fetch_reference(&mut self) -> Result<()> {
-        self.progress.set_message("go reference pages");
+        self.progress.step("go reference pages");
         let go = apps::find(apps::GO)?;
         let running = self.start(&go)?;
         self.reference = parity::fetch_all(&running.base_url, &self.paths)?;
@@ -243,7 +239,7 @@ impl Batcher<'_> {
 
     fn measure_ceilings(&mut self) -> Result<()> {
         let options = self.options;
-        self.progress.set_message("ceilings");
+        self.progress.step("ceilings");
         let home_bytes = self
             .reference
             .first()
@@ -293,7 +289,7 @@ impl Batcher<'_> {
             );
         }
         self.wait_for_connection_baseline()?;
-        self.progress.set_message(format!("{} starting", app.name));
+        self.progress.step(format!("{} starting", app.name));
         let running = match self.start(app) {
             Ok(running) => running,
             Err(err) => return self.fail(index, "start", &format!("{err:#}")),
@@ -319,7 +315,7 @@ impl Batcher<'_> {
             return self.fail(index, "parity", &reason);
         }
         self.progress
-            .println(format!("{}: parity ok ({} pages)", app.name, fetched.len()));
+            .say(format!("{}: parity ok ({} pages)", app.name, fetched.len()));
 
         page_cache::clear()?;
         for route in ["cached-home", "cached-detail"] {
@@ -333,7 +329,7 @@ impl Batcher<'_> {
                 runs: Vec::new(),
             });
             self.progress
-                .set_message(format!("{} · {route} · warm-up", app.name));
+                .step(format!("{} · {route} · warm-up", app.name));
             let raw = self.dir.join(format!(
                 "raw/{}-{route}-warmup.{}",
                 app.name,
@@ -346,12 +342,12 @@ impl Batcher<'_> {
                 &options.cpus.load,
                 &raw,
             )?;
-            self.progress.inc(1);
+            self.progress.inc();
             for run in 1..=options.runs {
                 if self.interrupted.load(Ordering::SeqCst) {
                     bail!("Ctrl-C during {route}");
                 }
-                self.progress.set_message(format!(
+                self.progress.step(format!(
                     "{} · {route} · run {run}/{}",
                     app.name, options.runs
                 ));
@@ -363,7 +359,7 @@ impl Batcher<'_> {
                     .runs
                     .push(result);
                 self.save()?;
-                self.progress.inc(1);
+                self.progress.inc();
             }
         }
         running.stop();

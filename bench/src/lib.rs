@@ -10,6 +10,8 @@ pub mod loadgen;
 pub mod manifest;
 pub mod page_cache;
 pub mod parity;
+pub mod profile;
+pub mod progress;
 pub mod relay;
 pub mod report;
 pub mod results;

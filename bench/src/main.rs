@@ -12,7 +12,7 @@ use bench::apps::{self, App};
 use bench::loadgen::Loadgen;
 use bench::parity::{self, Fetched};
 use bench::server::RunningApp;
-use bench::{batch, ceilings, cpus, report, results, roundtrips, routes, sample};
+use bench::{batch, ceilings, cpus, profile, report, results, roundtrips, routes, sample};
 use clap::{Parser, Subcommand};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -67,6 +67,11 @@ enum Cmd {
     /// The fair benchmark (SPEC §5): each app alone, pinned, parity-gated, warmed up, run
     /// repeatedly; results in `results/<batch>/`, then the report.
     Bench(BenchArgs),
+    /// Where each app spends its time under the fair run's load: CPU µs per request (app,
+    /// kernel, PostgreSQL, Redis), PostgreSQL round trips and queries per page, Redis
+    /// commands, syscalls and context switches per request, Go's GC, a flame graph. Separate
+    /// from the fair runs (the probes perturb the app); in `profiles/<id>/`.
+    Profile(ProfileArgs),
     /// Serve a static page of `--bytes` bytes (the HTTP ceiling's server).
     #[command(hide = true)]
     StaticServer {
@@ -85,6 +90,9 @@ enum Cmd {
         /// Where batches live.
         #[arg(long, default_value = "results")]
         results: PathBuf,
+        /// Add a "Where the time goes" section from this `blogbench profile` folder.
+        #[arg(long)]
+        profiles: Option<PathBuf>,
     },
     /// Compare two batches: the change per app and route, flagged outside a ±15 % band.
     Compare {
@@ -95,6 +103,40 @@ enum Cmd {
         #[arg(long, default_value = "results")]
         results: PathBuf,
     },
+}
+
+#[derive(clap::Args)]
+struct ProfileArgs {
+    /// Apps, comma-separated, or `all`; `name+KEY=VALUE` profiles the app with that
+    /// environment (e.g. `actix-sqlx+POOL_MODE=shared`, `axum-sqlx+PING_ON_ACQUIRE=1`).
+    #[arg(long, visible_alias = "app", value_delimiter = ',', required = true)]
+    apps: Vec<String>,
+    /// Routes, comma-separated (see `blogbench bench --help`).
+    #[arg(
+        long,
+        visible_alias = "routes",
+        value_delimiter = ',',
+        default_value = "detail"
+    )]
+    route: Vec<String>,
+    /// Concurrent connections of the load generator (as in the fair run).
+    #[arg(long, default_value_t = 50)]
+    connections: u32,
+    /// The measured window.
+    #[arg(long, default_value = "25s", value_parser = batch::parse_duration)]
+    duration: Duration,
+    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    warmup: Duration,
+    /// The strace window and the perf window, each (`0s` skips both).
+    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    tool_window: Duration,
+    /// Also time each template engine alone on the same pages (`cargo bench` of
+    /// templates/benches/render.rs, `go test -bench Render`).
+    #[arg(long)]
+    templates: bool,
+    /// Where profiles are written.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -148,13 +190,18 @@ fn main() -> ExitCode {
         Cmd::Parity { apps, url } => check_parity(&apps, url.as_deref()),
         Cmd::Roundtrips { apps, requests } => count_round_trips(&apps, requests).map(|()| true),
         Cmd::Bench(args) => bench(args),
+        Cmd::Profile(args) => run_profile(args).map(|()| true),
         Cmd::StaticServer {
             bind,
             bytes,
             workers,
         } => ceilings::serve_static(&bind, bytes, workers).map(|()| true),
-        Cmd::Report { batch, results } => {
-            report::write(&results::batch_dir(&results, &batch)).map(|()| true)
+        Cmd::Report {
+            batch,
+            results,
+            profiles,
+        } => {
+            report::write(&results::batch_dir(&results, &batch), profiles.as_deref()).map(|()| true)
         }
         Cmd::Compare {
             before,
@@ -240,9 +287,45 @@ fn bench(args: BenchArgs) -> Result<bool> {
         "blogbench: results in {}",
         dir.join("results.json").display()
     );
-    report::write(&dir)?;
+    report::write(&dir, None)?;
     println!("blogbench: report in {}", dir.join("report.md").display());
     Ok(!interrupted.load(Ordering::SeqCst))
+}
+
+fn run_profile(args: ProfileArgs) -> Result<()> {
+    for route in &args.route {
+        if routes::path(route).is_none() {
+            bail!(
+                "unknown route {route:?}; valid: {}",
+                routes::names().join(", ")
+            );
+        }
+    }
+    let mut targets = Vec::new();
+    for spec in &args.apps {
+        if spec == "all" {
+            for app in apps::all()? {
+                targets.push(profile::Target::parse(&app.name)?);
+            }
+        } else {
+            targets.push(profile::Target::parse(spec)?);
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let options = profile::Options {
+        targets,
+        routes: args.route,
+        connections: args.connections,
+        duration: args.duration,
+        warmup: args.warmup,
+        tool_window: args.tool_window,
+        cpus: cpus::default_split(cores),
+        templates: args.templates,
+        out_dir: args.out.unwrap_or_else(profile::default_profiles_dir),
+    };
+    let dir = profile::run(&options)?;
+    println!("blogbench: profiles in {}", dir.display());
+    Ok(())
 }
 
 /// Replaces this process with the app, so Ctrl-C reaches it directly.

@@ -3,7 +3,7 @@
 //! the SPEC's rules with its reason. The format is documented in `apps/README.md`.
 
 use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::Path;
 
@@ -22,7 +22,7 @@ pub struct Manifest {
     pub deviations: Vec<Deviation>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     pub pool_max: u32,
@@ -39,7 +39,7 @@ pub struct Settings {
     pub cache: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Queries {
     pub home: u32,

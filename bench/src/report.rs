@@ -8,19 +8,33 @@ mod html;
 mod markdown;
 mod numbers;
 mod outcome;
+mod profiles;
 mod routes;
 
 pub use compare::{BAND, Comparison};
 
+use crate::profile::{Profile, RenderTimes};
 use crate::results::{Batch, write_atomically};
 use anyhow::Result;
 use std::path::Path;
 
-/// Writes `report.md`, `report.html` and the charts into the batch folder `dir`.
-pub fn write(dir: &Path) -> Result<()> {
+/// Writes `report.md`, `report.html` and the charts into the batch folder `dir`; with
+/// `profiles` (a `blogbench profile` folder), also the "Where the time goes" section.
+pub fn write(dir: &Path, profiles: Option<&Path>) -> Result<()> {
     let batch = Batch::load(&dir.join("results.json"))?;
     let charts = charts::all(&batch)?;
-    let markdown = document::markdown(&batch, &charts);
+    let mut markdown = document::markdown(&batch, &charts);
+    if let Some(profiles_dir) = profiles {
+        let id = profiles_dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        markdown.push('\n');
+        markdown.push_str(&profiles::section(
+            &id,
+            &Profile::load_all(profiles_dir)?,
+            RenderTimes::load(profiles_dir)?.as_ref(),
+        ));
+    }
     let title = format!("blogbench report: batch {}", batch.id);
     let html = html::render(&title, &markdown, &charts);
     for chart in &charts {

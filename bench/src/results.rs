@@ -75,6 +75,9 @@ pub struct AppResult {
     pub name: String,
     pub stack: String,
     pub versions: BTreeMap<String, String>,
+    /// The manifest's `[settings]`: pool, pings, queries per page, cache.
+    #[serde(default)]
+    pub settings: Option<crate::manifest::Settings>,
     /// `Failed` stops this app's benchmark (build, start, parity) with the reason.
     pub status: AppStatus,
     pub parity: Option<Parity>,

@@ -83,25 +83,31 @@ fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
     usage
 }
 
-struct Stat {
-    ticks: u64,
-    rss_bytes: u64,
+pub struct Stat {
+    /// utime + stime, in clock ticks.
+    pub ticks: u64,
+    pub user_ticks: u64,
+    pub system_ticks: u64,
+    pub rss_bytes: u64,
 }
 
-/// utime + stime and RSS from `/proc/<pid>/stat`.
-fn stat(pid: u32) -> Option<Stat> {
+/// CPU time and RSS from `/proc/<pid>/stat`.
+pub fn stat(pid: u32) -> Option<Stat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may hold spaces; fields after it are plain.
     let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
     let field = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
+    let (user_ticks, system_ticks) = (field(14)?, field(15)?);
     Some(Stat {
-        ticks: field(14)? + field(15)?,
+        ticks: user_ticks + system_ticks,
+        user_ticks,
+        system_ticks,
         rss_bytes: field(24)? * page_size(),
     })
 }
 
 /// `pid` and all its descendants.
-fn process_tree(pid: u32) -> Vec<u32> {
+pub fn process_tree(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for child in entries
@@ -148,7 +154,7 @@ fn established_to(port: u16) -> u32 {
         .count() as u32
 }
 
-fn clock_ticks() -> f64 {
+pub fn clock_ticks() -> f64 {
     // SAFETY: sysconf only reads a configuration value.
     (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
 }

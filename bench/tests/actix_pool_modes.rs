@@ -1,28 +1,22 @@
 //! actix-sqlx's own switch, `POOL_MODE` (apps/actix-sqlx/README.md): the default
 //! `per-worker` mode is covered by the every-app tests; here `shared` must match the Go
 //! reference too, and any other value must stop the app. `make services` must have run.
-//! Only the first test touches Redis page keys, so the two may run at the same time.
 
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::{blogbench, text};
+use std::ffi::OsStr;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const APP: &str = "actix-sqlx";
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 #[test]
 fn shared_pool_mode_matches_the_go_reference() {
-    let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
-        .args(["parity", "--app", APP])
-        .env("POOL_MODE", "shared")
-        .output()
-        .expect("run blogbench");
+    let output = blogbench(
+        &["parity", "--app", APP],
+        &[("POOL_MODE", OsStr::new("shared"))],
+    );
     let out = text(&output);
     assert!(output.status.success(), "parity failed:\n{out}");
     assert!(

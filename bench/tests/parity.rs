@@ -1,30 +1,9 @@
 //! Parity against the Go oracle, through the real `blogbench` binary, real apps, real
 //! PostgreSQL and Redis (`make services` must have run; `make test` does that first).
 
-use std::path::Path;
-use std::process::{Command, Output};
-use std::sync::Mutex;
+mod common;
 
-/// Every app shares Redis's `page:*` keys: a run with a changed template must not overlap
-/// a run that expects the real pages.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn blogbench(args: &[&str], env: &[(&str, &Path)]) -> Output {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    Command::new(env!("CARGO_BIN_EXE_blogbench"))
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run blogbench")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
+use common::{blogbench, text};
 
 #[test]
 fn every_app_matches_the_go_reference() {
@@ -60,7 +39,7 @@ fn a_changed_template_fails_with_a_diff() {
 
     let output = blogbench(
         &["parity", "--app", "axum-sqlx"],
-        &[(templates::TEMPLATE_DIR_VAR, dir.path())],
+        &[(templates::TEMPLATE_DIR_VAR, dir.path().as_os_str())],
     );
     let out = text(&output);
     assert!(

@@ -2,6 +2,7 @@
 //! accounted for, invalid runs and failures shown, nothing from `results.json` unescaped in
 //! the HTML, and charts a real browser draws.
 
+use bench::manifest::{Queries, Settings as AppSettings};
 use bench::report::{self, Comparison};
 use bench::results::{
     AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Parity, RouteResult,
@@ -75,6 +76,7 @@ fn measured_app(name: &str, speed: f64, invalid: &[(&str, u32, &str)]) -> AppRes
         name: name.to_owned(),
         stack: format!("{name} stack"),
         versions: BTreeMap::from([("tokio".to_owned(), "1.53.0".to_owned())]),
+        settings: Some(settings(16, if name == "go" { 3 } else { 4 })),
         status: AppStatus::Ok,
         parity: Some(Parity {
             pages: 112,
@@ -83,6 +85,23 @@ fn measured_app(name: &str, speed: f64, invalid: &[(&str, u32, &str)]) -> AppRes
         }),
         deviations: Vec::new(),
         routes,
+    }
+}
+
+fn settings(pool_max: u32, home_queries: u32) -> AppSettings {
+    AppSettings {
+        pool_max,
+        pool_min: 4,
+        ping_on_acquire: false,
+        ping_on_release: pool_max == 16,
+        connection: "one per request".to_owned(),
+        workers: "Tokio worker threads".to_owned(),
+        queries: Queries {
+            home: home_queries,
+            post: 3,
+            tag: 4,
+        },
+        cache: "GET on a hit".to_owned(),
     }
 }
 
@@ -108,6 +127,7 @@ fn batch() -> Batch {
         name: "cot".to_owned(),
         stack: "Cot 0.7, askama".to_owned(),
         versions: BTreeMap::from([("cot".to_owned(), "0.7.0".to_owned())]),
+        settings: Some(settings(10, 5)),
         status: AppStatus::Failed {
             stage: "parity".to_owned(),
             reason: "3 of 112 pages differ; first at <p> on /posts/hello-world".to_owned(),
@@ -181,7 +201,7 @@ fn batch() -> Batch {
 fn reported(batch: &Batch) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     batch.save(dir.path()).unwrap();
-    report::write(dir.path()).unwrap();
+    report::write(dir.path(), None).unwrap();
     dir
 }
 
@@ -311,6 +331,13 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         ["ping on release", "on", "axum-sqlx, cot"]
     );
     assert_eq!(deviations[1][..3], ["pool size", "10", "cot"]);
+
+    let settings = table_after(&markdown, "## App settings");
+    let cot = settings
+        .iter()
+        .find(|row| row[0] == "cot")
+        .expect("cot's settings row");
+    assert_eq!(cot[1..4], ["10/4", "no / no", "5/3/4"]);
 }
 
 #[test]
@@ -453,7 +480,7 @@ fn chromium_renders_the_charts() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     batch().save(&dir).unwrap();
-    report::write(&dir).unwrap();
+    report::write(&dir, None).unwrap();
     let screenshot = dir.join("report.png");
     let profile = tempfile::tempdir().unwrap();
 

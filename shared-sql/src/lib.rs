@@ -2,6 +2,8 @@
 //! (`go-reference/queries.go`; a test below fails when the two differ), and the rows it
 //! returns. Query counts per page follow SPEC §3: home 3, post 3, tag 4.
 
+pub mod pages;
+
 use chrono::{DateTime, Utc};
 
 /// Home, query 1: the latest 20 posts with their authors.

@@ -5,10 +5,14 @@
 //! `BLOGBENCH_TEMPLATE_DIR` to a folder holding the same file names: they are read from
 //! there at start-up instead (the parity test uses this to prove a changed template fails).
 
+#[cfg(feature = "askama")]
+mod askama_escaper;
 mod escape;
 pub mod views;
 
-pub use escape::{escape_html, write_escaped};
+#[cfg(feature = "askama")]
+pub use askama_escaper::AskamaEscaper;
+pub use escape::{escape_html, write_escaped, write_escaped_io};
 
 use std::path::Path;
 use tera::Tera;

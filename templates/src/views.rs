@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use shared_sql::pages::{HomeRows, PostRows, TagRows};
 use shared_sql::{Comment, CommentCount, Post, PostSummary, PostTag, Tag, TagName};
 use std::collections::HashMap;
 
@@ -134,5 +135,23 @@ pub fn tag(tag: Tag, post_count: i64, posts: Vec<PostSummary>, tags: Vec<PostTag
         slug: tag.slug,
         post_count,
         posts: cards(posts, tags, None),
+    }
+}
+
+impl From<HomeRows> for HomePage {
+    fn from(rows: HomeRows) -> Self {
+        home(rows.posts, rows.tags, rows.counts)
+    }
+}
+
+impl From<PostRows> for PostPage {
+    fn from(rows: PostRows) -> Self {
+        post(rows.post, rows.tags, rows.comments)
+    }
+}
+
+impl From<TagRows> for TagPage {
+    fn from(rows: TagRows) -> Self {
+        tag(rows.tag, rows.post_count, rows.posts, rows.tags)
     }
 }

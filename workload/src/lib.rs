@@ -91,6 +91,56 @@ pub fn parse_n(raw: Option<&str>) -> Result<i64, &'static str> {
     }
 }
 
+/// `n` from `/compute`'s raw query string, read as the Go reference's `parseN` reads it
+/// (`url.ParseQuery`), so every app applies one rule: pairs split on `&`; a pair holding `;`
+/// or a bad `%` escape is dropped, and makes the query bad when `n` is then missing; `+` is
+/// a space; the first `n` counts. Vectors: `testdata/compute-queries.json` (Go checks them too).
+pub fn parse_n_query(query: Option<&str>) -> Result<i64, &'static str> {
+    let mut undecodable = false;
+    for pair in query.unwrap_or_default().split('&') {
+        if pair.is_empty() {
+            continue;
+        }
+        if pair.contains(';') {
+            undecodable = true;
+            continue;
+        }
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match (unescape(key), unescape(value)) {
+            (Some(key), Some(value)) if key == "n" => return parse_n(Some(&value)),
+            (Some(_), Some(_)) => {}
+            _ => undecodable = true,
+        }
+    }
+    if undecodable {
+        Err(BAD_N_MESSAGE)
+    } else {
+        Ok(DEFAULT_N)
+    }
+}
+
+/// Query-string unescaping: `+` → space, `%XX` → that byte; `None` for a bad escape.
+fn unescape(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        match first {
+            b'+' => bytes.push(b' '),
+            b'%' => {
+                let hex = tail
+                    .get(..2)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+                bytes.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+                rest = &tail[2..];
+                continue;
+            }
+            byte => bytes.push(byte),
+        }
+        rest = tail;
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// The sum of the primes below `n`, by i64 trial division on every call (SPEC §3: the work
 /// is the point, so no sieve and no caching).
 pub fn sum_of_primes_below(n: i64) -> i64 {
@@ -116,6 +166,18 @@ pub fn compute_body(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_queries_as_go_does() {
+        let text = include_str!("../testdata/compute-queries.json");
+        let vectors: Vec<(String, Option<i64>)> = serde_json::from_str(text).unwrap();
+        assert!(vectors.len() >= 20);
+        for (query, want) in vectors {
+            let got = parse_n_query(Some(&query));
+            assert_eq!(got.ok(), want, "query {query:?}");
+        }
+        assert_eq!(parse_n_query(None), Ok(DEFAULT_N));
+    }
     use std::collections::HashMap;
 
     #[test]

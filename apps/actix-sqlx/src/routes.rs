@@ -1,14 +1,16 @@
 //! The six routes, in SPEC order, and the error → response mapping.
 
 use crate::AppState;
-use crate::db::{self, DbConn};
+use crate::db::DbConn;
 use actix_web::body::MessageBody;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
-use actix_web::{HttpResponse, ResponseError, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Serialize;
+use shared_sql::pages;
 use sqlx::PgConnection;
 use std::fmt;
+use templates::views::{HomePage, PostPage, TagPage};
 
 type Page = Result<HttpResponse, AppError>;
 
@@ -32,8 +34,8 @@ pub async fn tag(
     slug: web::Path<String>,
     DbConn(mut conn): DbConn,
 ) -> Page {
-    Ok(match db::tag_page(&mut conn, &slug).await? {
-        Some(view) => html(render(&state, templates::TAG, &view)?),
+    Ok(match pages::tag(&mut conn, &slug).await? {
+        Some(rows) => html(render(&state, templates::TAG, &TagPage::from(rows))?),
         None => not_found_response(&state),
     })
 }
@@ -55,9 +57,9 @@ pub async fn cached_post(state: web::Data<AppState>, slug: web::Path<String>) ->
 
 /// The query as a list of pairs, not a map: the first `n` counts, as in Go (a map keeps the
 /// last). Decoding into pairs cannot fail, so a bad `n` never gets actix's own 400 body.
-pub async fn compute(web::Query(params): web::Query<Vec<(String, String)>>) -> HttpResponse {
-    let n = params.iter().find(|(name, _)| name == "n");
-    match workload::parse_n(n.map(|(_, value)| value.as_str())) {
+/// The raw query, read by the rule every app shares (Go's `parseN`).
+pub async fn compute(request: HttpRequest) -> HttpResponse {
+    match workload::parse_n_query(Some(request.query_string())) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
         Err(message) => plain_text(StatusCode::BAD_REQUEST, message),
     }
@@ -68,8 +70,8 @@ pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
 }
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
-    let view = db::home_page(conn).await?;
-    Ok(render(state, templates::HOME, &view)?)
+    let rows = pages::home(conn).await?;
+    Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
 async fn post_html(
@@ -77,8 +79,8 @@ async fn post_html(
     conn: &mut PgConnection,
     slug: &str,
 ) -> Result<Option<String>, AppError> {
-    match db::post_page(conn, slug).await? {
-        Some(view) => Ok(Some(render(state, templates::POST, &view)?)),
+    match pages::post(conn, slug).await? {
+        Some(rows) => Ok(Some(render(state, templates::POST, &PostPage::from(rows))?)),
         None => Ok(None),
     }
 }

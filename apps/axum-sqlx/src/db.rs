@@ -1,12 +1,10 @@
-//! One pool connection per request, and the queries of each page (SPEC §3: 3/3/4).
+//! One pool connection per request; the page queries themselves are `shared_sql::pages`.
 
 use crate::AppState;
 use crate::routes::AppError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use shared_sql as sql;
-use sqlx::{PgConnection, Postgres, pool::PoolConnection};
-use templates::views::{self, HomePage, PostPage, TagPage};
+use sqlx::{Postgres, pool::PoolConnection};
 
 /// A connection held for the whole request, so a page costs its queries plus the one ping
 /// sqlx sends when the connection goes back to the pool.
@@ -18,63 +16,4 @@ impl FromRequestParts<AppState> for DbConn {
     async fn from_request_parts(_: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         Ok(DbConn(state.pool.acquire().await?))
     }
-}
-
-pub async fn home_page(conn: &mut PgConnection) -> sqlx::Result<HomePage> {
-    let posts: Vec<sql::PostSummary> = sqlx::query_as(sql::HOME_POSTS)
-        .fetch_all(&mut *conn)
-        .await?;
-    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
-    let tags = sqlx::query_as(sql::TAGS_OF_POSTS)
-        .bind(&ids)
-        .fetch_all(&mut *conn)
-        .await?;
-    let counts = sqlx::query_as(sql::COMMENT_COUNTS)
-        .bind(&ids)
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok(views::home(posts, tags, counts))
-}
-
-pub async fn post_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<PostPage>> {
-    let Some(post): Option<sql::Post> = sqlx::query_as(sql::POST_BY_SLUG)
-        .bind(slug)
-        .fetch_optional(&mut *conn)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let tags = sqlx::query_as(sql::TAGS_OF_POST)
-        .bind(post.id)
-        .fetch_all(&mut *conn)
-        .await?;
-    let comments = sqlx::query_as(sql::COMMENTS_OF_POST)
-        .bind(post.id)
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok(Some(views::post(post, tags, comments)))
-}
-
-pub async fn tag_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<TagPage>> {
-    let Some(tag): Option<sql::Tag> = sqlx::query_as(sql::TAG_BY_SLUG)
-        .bind(slug)
-        .fetch_optional(&mut *conn)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let posts: Vec<sql::PostSummary> = sqlx::query_as(sql::TAG_POSTS)
-        .bind(tag.id)
-        .fetch_all(&mut *conn)
-        .await?;
-    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
-    let tags = sqlx::query_as(sql::TAGS_OF_POSTS)
-        .bind(&ids)
-        .fetch_all(&mut *conn)
-        .await?;
-    let count: i64 = sqlx::query_scalar(sql::TAG_POST_COUNT)
-        .bind(tag.id)
-        .fetch_one(&mut *conn)
-        .await?;
-    Ok(Some(views::tag(tag, count, posts, tags)))
 }

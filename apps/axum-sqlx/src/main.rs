@@ -15,6 +15,7 @@
 mod db;
 mod routes;
 
+use axum::body::Bytes;
 use axum::{Router, routing::get};
 use mimalloc::MiMalloc;
 use page_cache::PageCache;
@@ -33,7 +34,8 @@ pub struct AppState {
     pub cache: Arc<PageCache>,
     pub tera: Arc<Tera>,
     /// The 404 page, rendered once.
-    pub not_found: Arc<str>,
+    /// Pre-rendered once; `Bytes` so each 404 shares it instead of copying.
+    pub not_found: Bytes,
 }
 
 fn main() -> ExitCode {

@@ -1,12 +1,14 @@
 //! The six routes, in SPEC order, and the error → response mapping.
 
 use crate::AppState;
-use crate::db::{self, DbConn};
-use axum::extract::{Path, Query, State};
+use crate::db::DbConn;
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Serialize;
+use shared_sql::pages;
 use sqlx::PgConnection;
+use templates::views::{HomePage, PostPage, TagPage};
 
 type Page = Result<Response, AppError>;
 
@@ -30,8 +32,8 @@ pub async fn tag(
     Path(slug): Path<String>,
     DbConn(mut conn): DbConn,
 ) -> Page {
-    Ok(match db::tag_page(&mut conn, &slug).await? {
-        Some(view) => Html(render(&state, templates::TAG, &view)?).into_response(),
+    Ok(match pages::tag(&mut conn, &slug).await? {
+        Some(rows) => Html(render(&state, templates::TAG, &TagPage::from(rows))?).into_response(),
         None => not_found_response(&state),
     })
 }
@@ -51,13 +53,9 @@ pub async fn cached_post(State(state): State<AppState>, Path(slug): Path<String>
     .await
 }
 
-/// The first `n` counts, as in Go's `URL.Query().Get`.
-pub async fn compute(Query(params): Query<Vec<(String, String)>>) -> Response {
-    let n = params
-        .iter()
-        .find(|(key, _)| key == "n")
-        .map(|(_, value)| value.as_str());
-    match workload::parse_n(n) {
+/// The raw query, read by the rule every app shares (Go's `parseN`).
+pub async fn compute(RawQuery(query): RawQuery) -> Response {
+    match workload::parse_n_query(query.as_deref()) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
         Err(message) => plain_text(StatusCode::BAD_REQUEST, message.to_owned()),
     }
@@ -68,8 +66,8 @@ pub async fn not_found(State(state): State<AppState>) -> Response {
 }
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
-    let view = db::home_page(conn).await?;
-    Ok(render(state, templates::HOME, &view)?)
+    let rows = pages::home(conn).await?;
+    Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
 async fn post_html(
@@ -77,8 +75,8 @@ async fn post_html(
     conn: &mut PgConnection,
     slug: &str,
 ) -> Result<Option<String>, AppError> {
-    match db::post_page(conn, slug).await? {
-        Some(view) => Ok(Some(render(state, templates::POST, &view)?)),
+    match pages::post(conn, slug).await? {
+        Some(rows) => Ok(Some(render(state, templates::POST, &PostPage::from(rows))?)),
         None => Ok(None),
     }
 }
@@ -109,7 +107,7 @@ fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<Str
 }
 
 fn not_found_response(state: &AppState) -> Response {
-    (StatusCode::NOT_FOUND, Html(state.not_found.to_string())).into_response()
+    (StatusCode::NOT_FOUND, Html(state.not_found.clone())).into_response()
 }
 
 fn plain_text(status: StatusCode, body: String) -> Response {

@@ -66,12 +66,12 @@ pub async fn cached_post(
     .await
 }
 
-/// `n` is taken as text, every value given: a typed `Option<i64>` would answer a bad `n`
-/// with Rocket's own error page, and an `Option` of anything turns a repeated `n` into `None`
-/// (Go's reference: the first value counts).
-#[get("/compute?<n>")]
-pub fn compute(n: Vec<&str>) -> Result<String, BadRequest<&'static str>> {
-    workload::parse_n(n.first().copied())
+/// The raw query, read by the rule every app shares (`workload::parse_n_query`): a typed
+/// `?<n>` would answer a bad `n` with Rocket's own error page and decode the query by
+/// Rocket's rules, not Go's.
+#[get("/compute")]
+pub fn compute(origin: &Origin<'_>) -> Result<String, BadRequest<&'static str>> {
+    workload::parse_n_query(origin.query().map(|query| query.as_str()))
         .map(workload::compute_body)
         .map_err(BadRequest)
 }

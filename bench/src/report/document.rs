@@ -18,6 +18,7 @@ pub fn markdown(batch: &Batch, charts: &[Chart]) -> String {
         latency(batch, &columns, charts),
         memory_and_cpu(batch, &columns, charts),
         ceilings(batch, &columns),
+        app_settings(batch),
         deviations(batch),
         versions(batch),
         failures(batch),
@@ -288,6 +289,38 @@ fn ceilings(batch: &Batch, columns: &[String]) -> String {
         table.to_markdown()
     };
     format!("## Ceilings\n\n{intro}\n\n{measured}\n{shares}")
+}
+
+/// What each app runs with, from its manifest: the settings a fair comparison has to show.
+fn app_settings(batch: &Batch) -> String {
+    let mut table = Table::new([
+        "app",
+        "pool max/min",
+        "ping on acquire / release",
+        "queries home/post/tag",
+        "connection per request",
+        "page cache",
+    ]);
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    for app in &batch.apps {
+        let Some(s) = &app.settings else { continue };
+        table.row(vec![
+            app.name.clone(),
+            format!("{}/{}", s.pool_max, s.pool_min),
+            format!(
+                "{} / {}",
+                yes_no(s.ping_on_acquire),
+                yes_no(s.ping_on_release)
+            ),
+            format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
+            s.connection.clone(),
+            s.cache.clone(),
+        ]);
+    }
+    format!(
+        "## App settings\n\nFrom each app's manifest (`bench.toml`); the Go reference is the yardstick.\n\n{}",
+        table.to_markdown()
+    )
 }
 
 /// One row per setting and reason, with every app that declared it, as the reference report

@@ -1,0 +1,284 @@
+//! The models (Cot's ORM over the SPEC's tables), the lazily opened database, and the
+//! queries of each page.
+//!
+//! Cot's query API has `filter`, `limit`, `offset` and `count`, and nothing else: no ORDER BY,
+//! no JOIN, no IN, no GROUP BY. So each page is built the way a Cot user builds it: one query
+//! per table, `IN` spelled as `id = $1 OR id = $2 …` ([`any_of`]), and the ordering, joining and
+//! counting done in Rust. The home page has to load every post to find the latest 20.
+//! Statements per page: home 5, post 5, tag 6 (Go: 3/3/4).
+
+use chrono::{DateTime, Utc};
+use cot::db::query::Expr;
+use cot::db::{Database, ForeignKey, Model, model};
+use cot::request::RequestHead;
+use cot::request::extractors::FromRequestHead;
+use cot::{Error, StatusCode};
+use shared_sql as rows;
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+use std::time::Duration;
+use templates::views::{self, HomePage, PostPage, TagPage};
+use tokio::sync::OnceCell;
+
+// The SPEC's tables. An application model's table is `<crate>__<name>` (`cot_blog__posts`);
+// only `model_type = "internal"` (documented as "used internally by Cot … should never be
+// used outside Cot code") takes `table_name` as it is. Internal models also stay out of the
+// migration generator, which suits tables the seed owns.
+
+#[model(model_type = "internal", table_name = "authors")]
+pub struct Author {
+    #[model(primary_key)]
+    pub id: i32,
+    pub name: String,
+    pub bio: String,
+}
+
+#[model(model_type = "internal", table_name = "tags")]
+pub struct Tag {
+    #[model(primary_key)]
+    pub id: i32,
+    pub name: String,
+    pub slug: String,
+}
+
+#[model(model_type = "internal", table_name = "posts")]
+pub struct Post {
+    #[model(primary_key)]
+    pub id: i32,
+    pub author_id: ForeignKey<Author>,
+    pub title: String,
+    pub slug: String,
+    pub excerpt: String,
+    pub body: String,
+    pub published_at: DateTime<Utc>,
+}
+
+/// The link table. Its primary key is `(post_id, tag_id)`, but a Cot model has exactly one
+/// primary-key field; the app only reads it, so `post_id` stands in.
+#[model(model_type = "internal", table_name = "post_tags")]
+pub struct PostTag {
+    #[model(primary_key)]
+    pub post_id: i32,
+    pub tag_id: ForeignKey<Tag>,
+}
+
+#[model(model_type = "internal", table_name = "comments")]
+pub struct Comment {
+    #[model(primary_key)]
+    pub id: i32,
+    pub post_id: ForeignKey<Post>,
+    pub author_name: String,
+    pub body: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// How long a page may spend on the database (opening it included) before it is a 503.
+/// Cot's pool waits up to sqlx's default 30 s for a connection, with no setting.
+const DEADLINE: Duration = Duration::from_secs(5);
+
+static DATABASE_URL: OnceLock<String> = OnceLock::new();
+static DATABASE: OnceCell<Database> = OnceCell::const_new();
+
+/// Sets the URL [`Db`] opens. Cot accepts only the `postgresql:` scheme for PostgreSQL.
+pub fn configure(database_url: &str) {
+    let url = match database_url.strip_prefix("postgres:") {
+        Some(rest) => format!("postgresql:{rest}"),
+        None => database_url.to_owned(),
+    };
+    DATABASE_URL.set(url).expect("configure the database once");
+}
+
+/// The database, opened on first use. Cot opens `database.url` while booting (and creates
+/// its `cot__migrations` table), so a configured URL would stop the app from starting while
+/// PostgreSQL is down; the app leaves it unset and opens the same `cot::db::Database`
+/// (sqlx's default pool) here instead, retrying on each request until it succeeds.
+#[derive(Debug, Clone, Copy)]
+pub struct Db;
+
+impl FromRequestHead for Db {
+    async fn from_request_head(_head: &RequestHead) -> cot::Result<Self> {
+        Ok(Db)
+    }
+}
+
+impl Db {
+    /// Runs `work` on the database. Any failure, or no answer within [`DEADLINE`], is a
+    /// 503 error (the project's error handler sends `database unavailable`).
+    pub async fn run<T>(
+        self,
+        work: impl AsyncFnOnce(&Database) -> cot::db::Result<T>,
+    ) -> cot::Result<T> {
+        let attempt = async {
+            let url = DATABASE_URL.get().expect("db::configure ran");
+            let database = DATABASE.get_or_try_init(|| Database::new(url)).await?;
+            work(database).await
+        };
+        match tokio::time::timeout(DEADLINE, attempt).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(err)) => Err(Error::with_status(err, StatusCode::SERVICE_UNAVAILABLE)),
+            Err(_) => Err(Error::with_status(
+                "no answer from the database",
+                StatusCode::SERVICE_UNAVAILABLE,
+            )),
+        }
+    }
+}
+
+/// `field = ids[0] OR field = ids[1] …`: the ORM has no `IN`.
+fn any_of(field: &'static str, ids: impl IntoIterator<Item = i32>) -> Option<Expr> {
+    ids.into_iter()
+        .map(|id| Expr::eq(Expr::field(field), Expr::value(id)))
+        .reduce(Expr::or)
+}
+
+/// The rows of `M` whose `field` is one of `ids` (none for no ids, without a query).
+async fn where_any<M: Model>(
+    database: &Database,
+    field: &'static str,
+    ids: impl IntoIterator<Item = i32>,
+) -> cot::db::Result<Vec<M>> {
+    match any_of(field, ids) {
+        Some(filter) => M::objects().filter(filter).all(database).await,
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Newest first, as Go's `ORDER BY published_at DESC, id DESC`.
+fn latest_20(mut posts: Vec<Post>) -> Vec<Post> {
+    posts.sort_unstable_by_key(|p| Reverse((p.published_at, p.id)));
+    posts.truncate(20);
+    posts
+}
+
+/// Authors by id for `posts` (one query).
+async fn authors_of(database: &Database, posts: &[Post]) -> cot::db::Result<HashMap<i32, String>> {
+    let ids: HashSet<i32> = posts.iter().map(|p| *p.author_id.primary_key()).collect();
+    let authors: Vec<Author> = where_any(database, "id", ids).await?;
+    Ok(authors.into_iter().map(|a| (a.id, a.name)).collect())
+}
+
+/// The tags of `post_ids`, sorted by post then slug (two queries: links, then tags).
+async fn tags_of(database: &Database, post_ids: &[i32]) -> cot::db::Result<Vec<rows::PostTag>> {
+    let links: Vec<PostTag> = where_any(database, "post_id", post_ids.iter().copied()).await?;
+    let tag_ids: HashSet<i32> = links.iter().map(|l| *l.tag_id.primary_key()).collect();
+    let tags: HashMap<i32, Tag> = where_any::<Tag>(database, "id", tag_ids)
+        .await?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    let mut post_tags: Vec<rows::PostTag> = links
+        .iter()
+        .filter_map(|link| {
+            let tag = tags.get(link.tag_id.primary_key())?;
+            Some(rows::PostTag {
+                post_id: link.post_id,
+                name: tag.name.clone(),
+                slug: tag.slug.clone(),
+            })
+        })
+        .collect();
+    post_tags.sort_unstable_by(|a, b| (a.post_id, &a.slug).cmp(&(b.post_id, &b.slug)));
+    Ok(post_tags)
+}
+
+fn summaries(posts: Vec<Post>, authors: &HashMap<i32, String>) -> Vec<rows::PostSummary> {
+    posts
+        .into_iter()
+        .map(|p| rows::PostSummary {
+            author_name: authors
+                .get(p.author_id.primary_key())
+                .cloned()
+                .unwrap_or_default(),
+            id: p.id,
+            title: p.title,
+            slug: p.slug,
+            excerpt: p.excerpt,
+            published_at: p.published_at,
+        })
+        .collect()
+}
+
+/// Home: every post (no ORDER BY/LIMIT by column), their authors, links, tags, comments.
+pub async fn home_page(database: &Database) -> cot::db::Result<HomePage> {
+    let posts = latest_20(Post::objects().all(database).await?);
+    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
+    let authors = authors_of(database, &posts).await?;
+    let tags = tags_of(database, &ids).await?;
+    // No COUNT … GROUP BY: the comments of the 20 posts, counted here.
+    let comments: Vec<Comment> = where_any(database, "post_id", ids.iter().copied()).await?;
+    let mut counts: HashMap<i32, i64> = HashMap::new();
+    for comment in &comments {
+        *counts.entry(*comment.post_id.primary_key()).or_default() += 1;
+    }
+    let counts = counts
+        .into_iter()
+        .map(|(post_id, comment_count)| rows::CommentCount {
+            post_id,
+            comment_count,
+        })
+        .collect();
+    Ok(views::home(summaries(posts, &authors), tags, counts))
+}
+
+/// Post: the post by slug, its author, links, tags, comments (oldest first).
+pub async fn post_page(database: &Database, slug: &str) -> cot::db::Result<Option<PostPage>> {
+    let filter = Expr::eq(Expr::field("slug"), Expr::value(slug.to_owned()));
+    let Some(mut post) = Post::objects().filter(filter).get(database).await? else {
+        return Ok(None);
+    };
+    let author = post.author_id.get(database).await?.name.clone();
+    let tags = tags_of(database, &[post.id])
+        .await?
+        .into_iter()
+        .map(|t| rows::TagName {
+            name: t.name,
+            slug: t.slug,
+        })
+        .collect();
+    let mut comments: Vec<Comment> = where_any(database, "post_id", [post.id]).await?;
+    comments.sort_unstable_by_key(|c| (c.created_at, c.id));
+    let comments = comments
+        .into_iter()
+        .map(|c| rows::Comment {
+            author_name: c.author_name,
+            body: c.body,
+            created_at: c.created_at,
+        })
+        .collect();
+    let post = rows::Post {
+        id: post.id,
+        title: post.title,
+        slug: post.slug,
+        body: post.body,
+        published_at: post.published_at,
+        author_name: author,
+    };
+    Ok(Some(views::post(post, tags, comments)))
+}
+
+/// Tag: the tag by slug, its links (their number is the post count), those posts (the
+/// latest 20 kept), their authors, links and tags.
+pub async fn tag_page(database: &Database, slug: &str) -> cot::db::Result<Option<TagPage>> {
+    let filter = Expr::eq(Expr::field("slug"), Expr::value(slug.to_owned()));
+    let Some(tag) = Tag::objects().filter(filter).get(database).await? else {
+        return Ok(None);
+    };
+    let links: Vec<PostTag> = where_any(database, "tag_id", [tag.id]).await?;
+    let post_count = links.len() as i64;
+    let posts = latest_20(where_any(database, "id", links.iter().map(|l| l.post_id)).await?);
+    let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
+    let authors = authors_of(database, &posts).await?;
+    let tags = tags_of(database, &ids).await?;
+    let tag = rows::Tag {
+        id: tag.id,
+        name: tag.name,
+        slug: tag.slug,
+    };
+    Ok(Some(views::tag(
+        tag,
+        post_count,
+        summaries(posts, &authors),
+        tags,
+    )))
+}

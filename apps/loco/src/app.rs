@@ -1,0 +1,148 @@
+//! The Loco application: its `Hooks` — configuration, boot (database, cache), routes,
+//! middleware (none) and initializers (the view engine).
+
+use crate::controllers;
+use crate::initializers::view_engine::ViewEngineInitializer;
+use axum::Router as AxumRouter;
+use bb8_redis::{RedisConnectionManager, bb8};
+use loco_rs::app::{AppContext, Hooks, Initializer};
+use loco_rs::bgworker::Queue;
+use loco_rs::boot::{self, BootResult, StartMode};
+use loco_rs::cache::{self, Cache};
+use loco_rs::config::{self, CacheConfig, Config};
+use loco_rs::controller::AppRoutes;
+use loco_rs::controller::middleware::MiddlewareLayer;
+use loco_rs::environment::Environment;
+use loco_rs::prelude::{async_trait, get};
+use loco_rs::task::Tasks;
+use loco_rs::{Error, Result};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// This crate's `config/` folder, so the app finds its configuration whatever the working
+/// directory; `LOCO_CONFIG_FOLDER` still overrides it, as in any Loco app.
+const CONFIG_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config");
+
+/// How long a request waits for a Redis connection from the cache's pool before treating
+/// the cache as unavailable (a miss). bb8's default is 30 s, which would stall every cached
+/// request during a Redis outage; Loco's cache config has no setting for it.
+const CACHE_CHECKOUT_TIMEOUT: Duration = Duration::from_millis(500);
+
+pub struct App;
+
+#[async_trait]
+impl Hooks for App {
+    fn app_name() -> &'static str {
+        env!("CARGO_CRATE_NAME")
+    }
+
+    fn app_version() -> String {
+        env!("CARGO_PKG_VERSION").to_string()
+    }
+
+    async fn load_config(environment: &Environment) -> Result<Config> {
+        match std::env::var_os("LOCO_CONFIG_FOLDER") {
+            Some(dir) => environment.load_from_folder(Path::new(&dir)),
+            None => environment.load_from_folder(Path::new(CONFIG_DIR)),
+        }
+    }
+
+    /// Loco's `create_app` would connect eagerly (failing while PostgreSQL is down), keep
+    /// sqlx's ping on every checkout, and wait 30 s for a Redis connection; the context is
+    /// built here instead, from the same `database` and `cache` settings.
+    async fn boot(
+        mode: StartMode,
+        environment: &Environment,
+        config: Config,
+    ) -> Result<BootResult> {
+        let db = connect_database(&config.database).await?;
+        let cache = redis_cache(&config.cache)?;
+        let ctx = AppContext::builder(environment.clone(), db, config)
+            .cache(cache)
+            .build();
+        boot::run_app::<Self>(&mode, ctx).await
+    }
+
+    /// `/cached/` (a trailing slash Loco's `Routes` would strip) and the 404 fallback.
+    async fn before_routes(_ctx: &AppContext) -> Result<AxumRouter<AppContext>> {
+        Ok(AxumRouter::new()
+            .route("/cached/", get(controllers::cached::home))
+            .fallback(controllers::not_found))
+    }
+
+    fn routes(_ctx: &AppContext) -> AppRoutes {
+        AppRoutes::empty()
+            .add_route(controllers::pages::routes())
+            .add_route(controllers::cached::routes())
+            .add_route(controllers::compute::routes())
+    }
+
+    /// None of Loco's default stack (request id, logger, etag, powered-by, fallback page,
+    /// timeouts, payload limit, catch-panic…): the SPEC allows only Go's headers and bodies.
+    fn middlewares(_ctx: &AppContext) -> Vec<Box<dyn MiddlewareLayer>> {
+        vec![]
+    }
+
+    async fn initializers(_ctx: &AppContext) -> Result<Vec<Box<dyn Initializer>>> {
+        Ok(vec![Box::new(ViewEngineInitializer)])
+    }
+
+    async fn connect_workers(_ctx: &AppContext, _queue: &Queue) -> Result<()> {
+        Ok(())
+    }
+
+    fn register_tasks(_tasks: &mut Tasks) {}
+
+    async fn truncate(_ctx: &AppContext) -> Result<()> {
+        Ok(())
+    }
+
+    async fn seed(_ctx: &AppContext, _base: &Path) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// SeaORM's connection (a sqlx pool) from `config.database`, as Loco's `db::connect` builds
+/// it, plus two settings Loco does not expose: no ping on checkout (`PING_ON_ACQUIRE=1`
+/// turns it back on, for the round-trip test only) and a lazy pool, so the app starts, and
+/// answers 503, while PostgreSQL is down.
+async fn connect_database(config: &config::Database) -> Result<DatabaseConnection> {
+    let mut options = ConnectOptions::new(&config.uri);
+    options
+        .max_connections(config.max_connections)
+        .min_connections(config.min_connections)
+        .connect_timeout(Duration::from_millis(config.connect_timeout))
+        .idle_timeout(Duration::from_millis(config.idle_timeout))
+        .sqlx_logging(config.enable_logging)
+        .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+        .connect_lazy(true);
+    if let Some(timeout) = config.acquire_timeout {
+        options.acquire_timeout(Duration::from_millis(timeout));
+    }
+    Ok(Database::connect(options).await?)
+}
+
+/// Loco's Redis cache (`cache::drivers::redis`) over a bb8 pool built as its `new` builds
+/// it, but without waiting for Redis at start-up and with a short checkout timeout. bb8
+/// keeps its default PING on every checkout: the driver cannot drop a dead connection any
+/// other way (bb8-redis's `has_broken` is always false and a multiplexed connection does
+/// not reconnect), so without it caching would never resume after a Redis restart.
+fn redis_cache(config: &CacheConfig) -> Result<Arc<Cache>> {
+    let CacheConfig::Redis(redis) = config else {
+        return Err(Error::string(
+            "config: the page cache needs `cache: kind: Redis`",
+        ));
+    };
+    let manager = RedisConnectionManager::new(redis.uri.as_str())
+        .map_err(|err| Error::Message(format!("cache.uri: {err}")))?;
+    let pool = bb8::Pool::builder()
+        .max_size(redis.max_size)
+        .connection_timeout(CACHE_CHECKOUT_TIMEOUT)
+        .test_on_check_out(true)
+        .build_unchecked(manager);
+    Ok(Arc::new(Cache::new(cache::drivers::redis::Redis::from(
+        pool,
+    ))))
+}

@@ -1,0 +1,61 @@
+//! The cached pages: Loco's cache (`ctx.cache`) on Redis, key `page:<uncached path>`, value
+//! the raw HTML. The cache's driver-level `get`/`insert` store the string as it is (its
+//! typed `get::<T>`/`insert` would JSON-encode it). A Redis error is a miss.
+
+use super::{Page, PageError, not_found};
+use crate::controllers::pages;
+use loco_rs::prelude::*;
+use templates::views::PostPage;
+
+/// `/cached/` itself is routed in `App::before_routes`: Loco's `Routes` strip a trailing
+/// slash, and the SPEC's path has one.
+pub fn routes() -> Routes {
+    Routes::new()
+        .prefix("/cached")
+        .add("/posts/{slug}", get(post))
+}
+
+pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppContext>) -> Page {
+    cached(&v, &ctx, "page:/", async {
+        let page = pages::home_page(&ctx.db).await?;
+        Ok::<_, PageError>(Some(v.render(templates::HOME, page)?))
+    })
+    .await
+}
+
+pub async fn post(
+    ViewEngine(v): ViewEngine<TeraView>,
+    State(ctx): State<AppContext>,
+    Path(slug): Path<String>,
+) -> Page {
+    let key = format!("page:/posts/{slug}");
+    cached(&v, &ctx, &key, async {
+        let page: Option<PostPage> = pages::post_page(&ctx.db, &slug).await?;
+        page.map(|page| v.render(templates::POST, page))
+            .transpose()
+            .map_err(PageError::from)
+    })
+    .await
+}
+
+/// Serves `key` from the cache; on a miss renders the page (`None` = unknown slug: 404,
+/// nothing stored) and stores it.
+async fn cached(
+    v: &TeraView,
+    ctx: &AppContext,
+    key: &str,
+    render: impl Future<Output = Result<Option<String>, PageError>>,
+) -> Page {
+    match ctx.cache.driver.get(key).await {
+        Ok(Some(page)) => return Ok(format::html(&page)?),
+        Ok(None) => {}
+        Err(err) => tracing::warn!(%err, key, "cache get"),
+    }
+    let Some(page) = render.await? else {
+        return not_found(ViewEngine(v.clone())).await;
+    };
+    if let Err(err) = ctx.cache.driver.insert(key, &page).await {
+        tracing::warn!(%err, key, "cache insert");
+    }
+    Ok(format::html(&page)?)
+}

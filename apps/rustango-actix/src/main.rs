@@ -1,0 +1,160 @@
+//! The blog on actix-web 4 with the Rustango ORM, Rustango's Redis cache and Tera: the
+//! SPEC's six routes.
+//!
+//! Run it with `make up APP=rustango-actix` (services, data, release build), or by hand:
+//!
+//! ```text
+//! make build && target/release/rustango-actix
+//! curl 127.0.0.1:8080/
+//! curl 127.0.0.1:8080/cached/posts/<slug>
+//! curl '127.0.0.1:8080/compute?n=20000'
+//! ```
+//!
+//! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
+//! `BIND`, `WORKERS` (actix-web workers), `POOL_MAX`, `POOL_MIN`. Each worker has its own
+//! share of the pool and its own Redis connection, as in actix-sqlx (see its README).
+
+mod db;
+mod routes;
+
+use actix_web::{App, HttpServer, web};
+use mimalloc::MiMalloc;
+use rustango::cache::CacheError;
+use rustango::sql::Pool;
+use rustango_models::LazyRedisCache;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+use tera::Tera;
+use workload::Config;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+/// What every handler can reach. actix-web builds the app once per worker, so each worker
+/// has its own `AppState`: its own pool shard and Redis connection.
+pub struct AppState {
+    pub pool: Pool,
+    /// Rustango's Redis cache, connected on this worker's first cached request.
+    pub cache: LazyRedisCache,
+    pub tera: Arc<Tera>,
+    /// The 404 page, rendered once.
+    pub not_found: web::Bytes,
+    /// Whether the last Redis call failed, so an outage is logged once per worker.
+    redis_failing: AtomicBool,
+}
+
+impl AppState {
+    /// Logs when Redis starts failing and when it answers again; a Redis error is a miss.
+    pub fn note_redis(&self, error: Option<&CacheError>) {
+        match error {
+            None if self.redis_failing.load(Ordering::Relaxed)
+                && self.redis_failing.swap(false, Ordering::Relaxed) =>
+            {
+                eprintln!("rustango-actix: redis is back: caching pages again");
+            }
+            Some(err) if !self.redis_failing.swap(true, Ordering::Relaxed) => {
+                eprintln!(
+                    "rustango-actix: redis unavailable, serving cached routes from the database: {err}"
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    match serve().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("rustango-actix: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    let config = Config::from_env()?;
+    // Parsed once here: the worker factory below cannot report errors.
+    let db_options: PgConnectOptions = config.database_url.parse()?;
+    let redis_url = config.redis_url.clone();
+    let tera = Arc::new(templates::tera()?);
+    let not_found = web::Bytes::from(templates::not_found_page(&tera)?);
+    let (workers, pool_max, pool_min) = (config.workers, config.pool_max, config.pool_min);
+    let next_worker = Arc::new(AtomicUsize::new(0));
+
+    // actix-web calls this factory on each worker's thread, once per worker and bound
+    // address (BIND is one address), and again if it restarts a worker's service. The pool
+    // shard and the Redis connection it makes are opened, and driven, by that worker's
+    // runtime, so a query never wakes another thread.
+    let server = HttpServer::new(move || {
+        let worker = next_worker.fetch_add(1, Ordering::Relaxed) % workers;
+        // At least one connection per worker, even when POOL_MAX < WORKERS.
+        let max = shard(pool_max, workers, worker).max(1);
+        let min = shard(pool_min, workers, worker);
+        let state = AppState {
+            pool: Pool::from(new_pool(&db_options, max, min)),
+            cache: LazyRedisCache::new(redis_url.as_str()),
+            tera: Arc::clone(&tera),
+            not_found: not_found.clone(),
+            redis_failing: AtomicBool::new(false),
+        };
+        App::new()
+            .app_data(web::Data::new(state))
+            .route("/", web::get().to(routes::home))
+            .route("/posts/{slug}", web::get().to(routes::post))
+            .route("/tags/{slug}", web::get().to(routes::tag))
+            .route("/cached/", web::get().to(routes::cached_home))
+            .route("/cached/posts/{slug}", web::get().to(routes::cached_post))
+            .route("/compute", web::get().to(routes::compute))
+            .default_service(web::to(routes::not_found))
+    })
+    .workers(workers)
+    .bind(&config.bind)
+    .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+
+    println!("rustango-actix listening on http://{}/", server.addrs()[0]);
+    // actix-web's own signal handling: SIGTERM stops gracefully, Ctrl-C (SIGINT) at once.
+    server.run().await?;
+    Ok(())
+}
+
+/// Our own sqlx pool, handed to Rustango (`Pool::from`): Rustango's pool constructors take
+/// one process-wide tuning (no per-worker sizes) and install a `before_acquire` hook that
+/// pings connections idle for 30 s or more. No ping on acquire; sqlx still pings every
+/// connection it takes back (no switch). Lazy, so the app starts (and answers 503) while
+/// Postgres is down.
+fn new_pool(options: &PgConnectOptions, max: u32, min: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(max)
+        .min_connections(min)
+        .test_before_acquire(false)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_lazy_with(options.clone())
+}
+
+/// Worker `worker`'s share of `total` connections: `total / workers`, one more for each of
+/// the first `total % workers` workers, so the shares add up to `total` (16 over 3 workers:
+/// 6, 5, 5) and a worker's share of POOL_MIN never exceeds its share of POOL_MAX.
+fn shard(total: u32, workers: usize, worker: usize) -> u32 {
+    let total = total as usize;
+    (total / workers + usize::from(worker < total % workers)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard;
+
+    #[test]
+    fn shards_add_up_to_the_total() {
+        let shares = |total, workers| -> Vec<u32> {
+            (0..workers).map(|w| shard(total, workers, w)).collect()
+        };
+        assert_eq!(shares(16, 4), vec![4, 4, 4, 4]);
+        assert_eq!(shares(16, 3), vec![6, 5, 5]);
+        assert_eq!(shares(2, 4), vec![1, 1, 0, 0]);
+    }
+}

@@ -1,0 +1,180 @@
+//! The six routes, in SPEC order, and the error → response mapping.
+
+use crate::AppState;
+use crate::db::DbConn;
+use actix_web::body::MessageBody;
+use actix_web::http::StatusCode;
+use actix_web::http::header::ContentType;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use rustango::cache::Cache as _;
+use rustango::sql::{ExecError, PoolConn};
+use rustango_models::pages;
+use serde::Serialize;
+use std::fmt;
+use templates::views::{HomePage, PostPage, TagPage};
+
+type Page = Result<HttpResponse, AppError>;
+
+pub async fn home(state: web::Data<AppState>, DbConn(mut conn): DbConn) -> Page {
+    Ok(html(home_html(&state, &mut conn).await?))
+}
+
+pub async fn post(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    DbConn(mut conn): DbConn,
+) -> Page {
+    Ok(match post_html(&state, &mut conn, &slug).await? {
+        Some(page) => html(page),
+        None => not_found_response(&state),
+    })
+}
+
+pub async fn tag(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    DbConn(mut conn): DbConn,
+) -> Page {
+    Ok(match pages::tag(&mut conn, &slug).await? {
+        Some(rows) => html(render(&state, templates::TAG, &TagPage::from(rows))?),
+        None => not_found_response(&state),
+    })
+}
+
+pub async fn cached_home(state: web::Data<AppState>) -> Page {
+    cached(&state, "page:/".to_owned(), async |conn| {
+        home_html(&state, conn).await.map(Some)
+    })
+    .await
+}
+
+pub async fn cached_post(state: web::Data<AppState>, slug: web::Path<String>) -> Page {
+    let key = format!("page:/posts/{slug}");
+    cached(&state, key, async |conn| {
+        post_html(&state, conn, &slug).await
+    })
+    .await
+}
+
+/// The raw query, read by the rule every app shares (Go's `parseN`).
+pub async fn compute(request: HttpRequest) -> HttpResponse {
+    match workload::parse_n_query(Some(request.query_string())) {
+        Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
+        Err(message) => plain_text(StatusCode::BAD_REQUEST, message),
+    }
+}
+
+pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
+    not_found_response(&state)
+}
+
+async fn home_html(state: &AppState, conn: &mut PoolConn) -> Result<String, AppError> {
+    let rows = pages::home(conn).await?;
+    Ok(render(state, templates::HOME, &HomePage::from(rows))?)
+}
+
+async fn post_html(
+    state: &AppState,
+    conn: &mut PoolConn,
+    slug: &str,
+) -> Result<Option<String>, AppError> {
+    match pages::post(conn, slug).await? {
+        Some(rows) => Ok(Some(render(state, templates::POST, &PostPage::from(rows))?)),
+        None => Ok(None),
+    }
+}
+
+/// Serves `key` from this worker's Rustango cache (a GET); on a miss or a Redis error takes
+/// a connection, renders with `render` (`None` = unknown slug: 404, nothing stored) and
+/// stores the page as it is (a SET without expiry, as Go's).
+async fn cached(
+    state: &AppState,
+    key: String,
+    render: impl AsyncFnOnce(&mut PoolConn) -> Result<Option<String>, AppError>,
+) -> Page {
+    let hit = state.cache.get(&key).await;
+    state.note_redis(hit.as_ref().err());
+    if let Ok(Some(page)) = hit {
+        return Ok(html(page));
+    }
+    let mut conn = state.pool.acquire().await?;
+    let Some(page) = render(&mut conn).await? else {
+        return Ok(not_found_response(state));
+    };
+    drop(conn);
+    let stored = state.cache.set(&key, &page, None).await;
+    state.note_redis(stored.as_ref().err());
+    Ok(html(page))
+}
+
+fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
+    state
+        .tera
+        .render(template, &tera::Context::from_serialize(view)?)
+}
+
+/// A whole body, so actix sends a `Content-Length` (no chunked responses, SPEC §3).
+fn html(page: impl MessageBody + 'static) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .body(page)
+}
+
+fn not_found_response(state: &AppState) -> HttpResponse {
+    HttpResponse::NotFound()
+        .content_type(ContentType::html())
+        .body(state.not_found.clone())
+}
+
+fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type(ContentType::plaintext())
+        .body(body)
+}
+
+#[derive(Debug)]
+pub enum AppError {
+    Database(ExecError),
+    Template(tera::Error),
+}
+
+impl From<ExecError> for AppError {
+    fn from(err: ExecError) -> Self {
+        AppError::Database(err)
+    }
+}
+
+impl From<tera::Error> for AppError {
+    fn from(err: tera::Error) -> Self {
+        AppError::Template(err)
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AppError::Database(err) => write!(f, "database: {err}"),
+            // Debug shows the template error's whole chain.
+            AppError::Template(err) => write!(f, "template: {err:?}"),
+        }
+    }
+}
+
+/// A database failure is a 503 the client can retry; a template failure is our bug.
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            AppError::Database(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Template(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        eprintln!("rustango-actix: {self}");
+        let body = match self {
+            AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
+            AppError::Template(_) => "template error\n",
+        };
+        plain_text(self.status_code(), body)
+    }
+}
