@@ -169,6 +169,7 @@ pub fn run(options: &Options) -> Result<PathBuf> {
         .get_connection()
         .context("redis: cannot connect; start it with `make services`")?;
     let _pinned = PinnedServices::pin(&options.cpus.services)?;
+    pin_this_process(&options.cpus.services)?;
 
     let progress = Progress::new(
         (options.targets.len() * options.routes.len()) as u64,
@@ -191,7 +192,7 @@ pub fn run(options: &Options) -> Result<PathBuf> {
         }
     }
     if options.templates {
-        progress.step("template engines alone (cargo bench, go test -bench)");
+        progress.step("template engines alone (Criterion, go test -bench)");
         let times = render_times(&dir.join("raw"))?;
         write_atomically(
             &dir.join(RenderTimes::FILE),
@@ -326,6 +327,23 @@ pub fn parse_go_bench(text: &str) -> Vec<(String, String, f64)> {
             Some(("html/template".to_owned(), page.to_owned(), nanos))
         })
         .collect()
+}
+
+/// The relay's threads run in this process: keep them on the services' CPUs, off the app's,
+/// where they would preempt the app at every PostgreSQL message. Threads started later
+/// inherit the affinity; the app and the load generator are pinned on their own.
+fn pin_this_process(cpus: &[usize]) -> Result<()> {
+    let list = crate::cpus::format_list(cpus);
+    let status = Command::new("taskset")
+        .args(["-a", "-p", "-c", &list, &std::process::id().to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .context("taskset (util-linux) is needed to pin the profile's relay")?;
+    ensure!(
+        status.success(),
+        "taskset could not pin blogbench to CPUs {list}"
+    );
+    Ok(())
 }
 
 /// One line for the terminal.

@@ -159,7 +159,7 @@ pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes
     let graphs: Vec<String> = profiles
         .iter()
         .filter_map(|p| p.flamegraph.as_ref())
-        .map(|file| format!("`{}`", escape(file)))
+        .map(|file| escape(file))
         .collect();
     if !graphs.is_empty() {
         text.push_str(&format!(
