@@ -3,6 +3,7 @@
 //! database page).
 
 use crate::results::{Batch, Ceiling};
+use crate::routes::ROUTES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
@@ -47,21 +48,19 @@ impl Group {
     }
 }
 
-/// The route names `results.json` uses, in report order.
-const KNOWN: [(&str, Group); 6] = [
-    ("home", Group::Uncached),
-    ("detail", Group::Uncached),
-    ("tag", Group::Uncached),
-    ("cached-home", Group::Cached),
-    ("cached-detail", Group::Cached),
-    ("compute", Group::Compute),
-];
-
+/// The chart group of a route; the names and their order are `crate::routes::ROUTES`.
 pub fn group(route: &str) -> Group {
-    KNOWN
-        .iter()
-        .find(|(name, _)| *name == route)
-        .map_or(Group::Other, |(_, group)| *group)
+    match route {
+        _ if position(route).is_none() => Group::Other,
+        "compute" => Group::Compute,
+        _ if route.starts_with("cached-") => Group::Cached,
+        _ => Group::Uncached,
+    }
+}
+
+/// Where `route` stands in SPEC order, if the benchmark knows it.
+fn position(route: &str) -> Option<usize> {
+    ROUTES.iter().position(|(name, _)| *name == route)
 }
 
 /// Every route of the batch (selected, or measured by any app) in report order.
@@ -81,9 +80,8 @@ pub fn in_order<'a>(routes: impl IntoIterator<Item = &'a String>) -> Vec<String>
             seen.push(route.clone());
         }
     }
-    let position = |route: &String| KNOWN.iter().position(|(name, _)| name == route);
     // A stable sort keeps unknown routes (sorted last) in first-seen order.
-    seen.sort_by_key(|route| position(route).unwrap_or(KNOWN.len()));
+    seen.sort_by_key(|route| position(route).unwrap_or(ROUTES.len()));
     seen
 }
 
