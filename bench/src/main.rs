@@ -8,11 +8,14 @@
 //! ```
 
 use anyhow::{Result, bail};
-use bench::apps::{self, App};
-use bench::loadgen::Loadgen;
+use bench::load::loadgen::Loadgen;
+use bench::load::{batch, ceilings};
 use bench::parity::{self, Fetched};
-use bench::server::RunningApp;
-use bench::{batch, ceilings, cpus, profile, report, results, roundtrips, routes, sample};
+use bench::probe::{profile, roundtrips};
+use bench::stack::apps::{self, App};
+use bench::stack::cpus;
+use bench::stack::server::RunningApp;
+use bench::{report, results, routes};
 use clap::{Parser, Subcommand};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -123,12 +126,12 @@ struct ProfileArgs {
     #[arg(long, default_value_t = 50)]
     connections: u32,
     /// The measured window.
-    #[arg(long, default_value = "25s", value_parser = batch::parse_duration)]
+    #[arg(long, default_value = "25s", value_parser = parse_duration)]
     duration: Duration,
-    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
     warmup: Duration,
     /// The strace window and the perf window, each (`0s` skips both).
-    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
     tool_window: Duration,
     /// Also time each template engine alone on the same pages (`cargo bench` of
     /// templates/benches/render.rs, `go test -bench Render`).
@@ -155,13 +158,13 @@ struct BenchArgs {
     #[arg(long, default_value_t = 50)]
     connections: u32,
     /// Length of each measured run.
-    #[arg(long, default_value = "20s", value_parser = batch::parse_duration)]
+    #[arg(long, default_value = "20s", value_parser = parse_duration)]
     duration: Duration,
     /// Measured runs per route.
     #[arg(long, default_value_t = 3)]
     runs: u32,
     /// Warm-up before each route's runs.
-    #[arg(long, default_value = "5s", value_parser = batch::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
     warmup: Duration,
     /// Smoke-test size: 1 run of 3 s after a 1 s warm-up.
     #[arg(long)]
@@ -386,7 +389,7 @@ fn fetch_from(app: &App, paths: &[String]) -> Result<Vec<Fetched>> {
 
 fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
     let targets = selected(names, false)?;
-    let paths = sample::parity_paths();
+    let paths = parity::parity_paths();
     let reference = fetch_from(&apps::find(apps::GO)?, &paths)?;
     println!("parity: reference go: {} responses", reference.len());
     let mut all_match = true;
@@ -430,4 +433,35 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
         }
     }
     Ok(all_match)
+}
+
+/// Parses `20s`, `500ms`, `2m`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(text.len()),
+    );
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" | "" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("bad duration unit in {text:?} (ms, s or m)")),
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("fast").is_err());
+    }
 }

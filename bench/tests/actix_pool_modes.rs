@@ -27,8 +27,8 @@ fn shared_pool_mode_matches_the_go_reference() {
 
 #[test]
 fn an_unknown_pool_mode_stops_the_app_with_a_message_naming_it() {
-    let binary = bench::apps::find(APP).unwrap().binary_path();
-    let bind = format!("127.0.0.1:{}", bench::server::free_port().unwrap());
+    let binary = bench::stack::apps::find(APP).unwrap().binary_path();
+    let bind = format!("127.0.0.1:{}", bench::stack::server::free_port().unwrap());
     let mut child = Command::new(&binary)
         .env("POOL_MODE", "per-thread")
         .env("BIND", &bind)

@@ -40,7 +40,7 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
 
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    for app in bench::apps::all().unwrap() {
+    for app in bench::stack::apps::all().unwrap() {
         let result = batch
             .apps
             .iter()

@@ -3,10 +3,10 @@
 //! refuses new ones (what a restart or an outage looks like to the app); resuming it lets
 //! the service back in. `make services` must have run.
 
-use bench::apps::{self, App};
-use bench::relay::Relay;
-use bench::server::RunningApp;
-use bench::services::{database_url, host_port, redis_url, with_host_port};
+use bench::probe::relay::Relay;
+use bench::stack::apps::{self, App};
+use bench::stack::server::RunningApp;
+use bench::stack::services::{database_url, host_port, redis_url, with_host_port};
 use redis::Commands;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

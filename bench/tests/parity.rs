@@ -10,7 +10,7 @@ fn every_app_matches_the_go_reference() {
     let output = blogbench(&["parity", "--app", "all"], &[]);
     let out = text(&output);
     assert!(output.status.success(), "parity failed:\n{out}");
-    for app in bench::apps::all()
+    for app in bench::stack::apps::all()
         .unwrap()
         .iter()
         .filter(|a| !a.is_reference())
@@ -26,7 +26,7 @@ fn every_app_matches_the_go_reference() {
 #[test]
 fn a_changed_template_fails_with_a_diff() {
     let dir = tempfile::tempdir().unwrap();
-    let source = bench::apps::workspace_dir().join("templates/tera");
+    let source = bench::stack::apps::workspace_dir().join("templates/tera");
     for entry in std::fs::read_dir(&source).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
@@ -59,7 +59,7 @@ fn unknown_app_lists_the_valid_names() {
     let output = blogbench(&["parity", "--app", "no-such-framework"], &[]);
     let out = text(&output);
     assert!(!output.status.success());
-    let names: Vec<String> = bench::apps::all()
+    let names: Vec<String> = bench::stack::apps::all()
         .unwrap()
         .into_iter()
         .map(|a| a.name)

@@ -5,7 +5,7 @@
 
 mod common;
 
-use bench::profile::Profile;
+use bench::results::profile::Profile;
 use common::{blogbench, text};
 use std::path::Path;
 

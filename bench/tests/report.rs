@@ -2,12 +2,12 @@
 //! accounted for, invalid runs and failures shown, nothing from `results.json` unescaped in
 //! the HTML, and charts a real browser draws.
 
-use bench::manifest::{Queries, Settings as AppSettings};
 use bench::report::{self, Comparison};
 use bench::results::{
     AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Parity, RouteResult,
     Run, Settings,
 };
+use bench::stack::manifest::{Queries, Settings as AppSettings};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};

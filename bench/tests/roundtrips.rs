@@ -2,8 +2,8 @@
 //! needs one per statement; a pooled sqlx app one more (the ping when the connection goes
 //! back to the pool), and one more again when the acquire ping is on.
 
-use bench::apps;
-use bench::roundtrips::{PageCount, measure};
+use bench::probe::roundtrips::{PageCount, measure};
+use bench::stack::apps;
 
 fn counts(app: &str, env: &[(&str, &str)]) -> Vec<PageCount> {
     measure(&apps::find(app).unwrap(), env, 20).unwrap()

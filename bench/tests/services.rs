@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::process::Command;
 
 fn services_up(env: &[(&str, &str)]) -> (bool, String) {
-    let script = bench::apps::workspace_dir().join("scripts/services.sh");
+    let script = bench::stack::apps::workspace_dir().join("scripts/services.sh");
     let output = Command::new(script)
         .arg("up")
         .envs(env.iter().copied())

@@ -2,7 +2,7 @@
 
 use super::markdown::{Table, escape};
 use super::numbers;
-use crate::profile::{Profile, RenderTimes};
+use crate::results::profile::{Profile, RenderTimes};
 
 pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes>) -> String {
     if profiles.is_empty() {
@@ -206,7 +206,7 @@ fn per_name<'a>(entries: impl Iterator<Item = (&'a String, &'a f64)>, limit: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{CpuPerRequest, GoGc, PostgresPerPage};
+    use crate::results::profile::{CpuPerRequest, GoGc, PostgresPerPage};
     use std::collections::BTreeMap;
 
     fn profile(app: &str, round_trips: f64, queries: Option<f64>) -> Profile {

@@ -1,6 +1,7 @@
 //! CPU sets for the app, the services (PostgreSQL + Redis) and the load generator, in
 //! `taskset -c` list syntax, and pinning the running services to theirs.
 
+use super::processes::pids_named;
 use anyhow::{Context, Result, bail};
 use std::process::Command;
 
@@ -80,20 +81,6 @@ pub fn format_list(cpus: &[usize]) -> String {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// The processes whose command name is `comm` (e.g. `postgres`, `redis-server`).
-pub fn pids_named(comm: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == comm)
-        })
-        .collect()
 }
 
 /// Services pinned for the batch; dropping it gives each process back the affinity it had.

@@ -2,10 +2,10 @@
 //! talks to Postgres through a counting [`Relay`], requests are sent one at a time after a
 //! warm-up (pool filled, statements prepared), and the counts are divided by the requests.
 
-use crate::apps::App;
-use crate::relay::Relay;
-use crate::server::RunningApp;
-use crate::services;
+use crate::probe::relay::Relay;
+use crate::stack::apps::App;
+use crate::stack::server::RunningApp;
+use crate::stack::services;
 use anyhow::{Result, ensure};
 use std::time::Duration;
 

@@ -2,12 +2,12 @@
 //! the load generator against a minimal static server (HTTP), and `pgbench` running each
 //! page's queries as a script (database).
 
-use crate::apps;
-use crate::cpus::format_list;
-use crate::loadgen::Loadgen;
+use crate::load::loadgen::Loadgen;
 use crate::results::Ceiling;
 use crate::routes::DETAIL_SLUG;
-use crate::server::free_port;
+use crate::stack::apps;
+use crate::stack::cpus::format_list;
+use crate::stack::server::free_port;
 use anyhow::{Context, Result, bail};
 use shared_sql as sql;
 use sqlx::Connection;

@@ -1,26 +1,25 @@
 //! The fair benchmark (SPEC §5): one app at a time, pinned CPUs, parity gate, warm-up,
 //! repeated runs, admission, and `results/<batch>/results.json` saved after every run.
 
-use crate::apps::{self, App};
-use crate::ceilings;
-use crate::cpus::{CpuSplit, PinnedServices, format_list};
-use crate::loadgen::{LoadRun, Loadgen};
-use crate::page_cache;
+use super::admission::admission;
+use super::ceilings;
+use super::loadgen::Loadgen;
+use super::sampler::Sampler;
+use super::setup::{git_commit, machine, tools};
 use crate::parity::{self, Fetched};
 use crate::progress::Progress;
 use crate::results::{
-    AppResult, AppStatus, Batch, Ceilings, CpuSets, Machine, Parity, RouteResult, Run, Settings,
+    AppResult, AppStatus, Batch, Ceilings, CpuSets, Parity, RouteResult, Run, Settings,
 };
 use crate::routes;
-use crate::sample;
-use crate::sampler::Sampler;
-use crate::server::RunningApp;
-use crate::services;
+use crate::stack::apps::{self, App};
+use crate::stack::cpus::{CpuSplit, PinnedServices, format_list};
+use crate::stack::page_cache;
+use crate::stack::server::RunningApp;
+use crate::stack::services;
 use anyhow::{Context, Result, bail, ensure};
-use sqlx::{Connection, PgConnection};
-use std::collections::BTreeMap;
+use sqlx::PgConnection;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -86,7 +85,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         dir,
         batch,
         reference: Vec::new(),
-        paths: sample::parity_paths(),
+        paths: parity::parity_paths(),
         runtime,
         monitor,
         baseline_connections: 0,
@@ -411,182 +410,7 @@ fn raw_extension(loadgen: Loadgen) -> &'static str {
     }
 }
 
-/// Seed 003's admission rule: a run counts only with no connection, read or protocol
-/// errors, only 200s (no route in the benchmark is meant to give a 4xx), and every
-/// connection established.
-pub fn admission(load: &LoadRun, connections: u32, connections_reached: u32) -> Option<String> {
-    if load.requests == 0 {
-        return Some("no responses".to_owned());
-    }
-    if !load.errors.is_empty() {
-        return Some(format!("errors: {}", summarise(&load.errors)));
-    }
-    let non_200: BTreeMap<String, u64> = load
-        .status_codes
-        .iter()
-        .filter(|(code, _)| !matches!(code.as_str(), "200" | "2xx/3xx"))
-        .map(|(code, n)| (code.clone(), *n))
-        .collect();
-    if !non_200.is_empty() {
-        return Some(format!("non-200 responses: {}", summarise(&non_200)));
-    }
-    if connections_reached < connections {
-        return Some(format!(
-            "reached {connections_reached} of {connections} connections"
-        ));
-    }
-    None
-}
-
-fn summarise(counts: &BTreeMap<String, u64>) -> String {
-    counts
-        .iter()
-        .map(|(k, n)| format!("{k} ×{n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn command_line(program: &str, args: &[&str]) -> Option<String> {
-    let output = Command::new(program).args(args).output().ok()?;
-    let text = String::from_utf8_lossy(&output.stdout).to_string()
-        + &String::from_utf8_lossy(&output.stderr);
-    Some(text.lines().next()?.trim().to_owned())
-}
-
-fn git_commit() -> String {
-    let dir = apps::workspace_dir();
-    let dir = dir.to_string_lossy();
-    let commit = command_line("git", &["-C", &dir, "rev-parse", "HEAD"])
-        .unwrap_or_else(|| "unknown".to_owned());
-    let dirty = Command::new("git")
-        .args(["-C", &dir, "status", "--porcelain", "--untracked-files=no"])
-        .output()
-        .is_ok_and(|o| !o.stdout.is_empty());
-    if dirty {
-        format!("{commit}-dirty")
-    } else {
-        commit
-    }
-}
-
-fn machine() -> Machine {
-    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-    let cpuinfo = read("/proc/cpuinfo");
-    let meminfo = read("/proc/meminfo");
-    Machine {
-        hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
-        kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
-        cpu_model: cpuinfo
-            .lines()
-            .find_map(|l| l.strip_prefix("model name"))
-            .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
-            .unwrap_or_default(),
-        cores: std::thread::available_parallelism().map_or(1, usize::from),
-        memory_gib: meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|kb| kb.trim().trim_end_matches(" kB").parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0 / 1024.0),
-    }
-}
-
-fn tools(loadgen: Loadgen, runtime: &tokio::runtime::Runtime) -> BTreeMap<String, String> {
-    let mut tools = BTreeMap::new();
-    let mut add = |name: &str, version: Option<String>| {
-        tools.insert(
-            name.to_owned(),
-            version.unwrap_or_else(|| "unknown".to_owned()),
-        );
-    };
-    add("go", command_line("go", &["version"]));
-    add("rustc", command_line("rustc", &["--version"]));
-    add("pgbench", command_line("pgbench", &["--version"]));
-    add(loadgen.name(), loadgen.version().ok());
-    add(
-        "postgresql",
-        runtime
-            .block_on(async {
-                let mut conn = PgConnection::connect(&services::database_url()).await?;
-                sqlx::query_scalar::<_, String>("SHOW server_version")
-                    .fetch_one(&mut conn)
-                    .await
-            })
-            .ok(),
-    );
-    add("redis", redis_version());
-    tools
-}
-
-fn redis_version() -> Option<String> {
-    let client = redis::Client::open(services::redis_url()).ok()?;
-    let mut conn = client.get_connection().ok()?;
-    let info: String = redis::cmd("INFO").arg("server").query(&mut conn).ok()?;
-    info.lines()
-        .find_map(|l| l.strip_prefix("redis_version:"))
-        .map(str::to_owned)
-}
-
-/// Parses `20s`, `500ms`, `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (number, unit) = text.split_at(
-        text.find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(text.len()),
-    );
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" => value * 60.0,
-        _ => return Err(format!("bad duration unit in {text:?} (ms, s or m)")),
-    };
-    Ok(Duration::from_secs_f64(seconds))
-}
-
 /// The folder results go to by default: `<workspace>/results`.
 pub fn default_results_dir() -> PathBuf {
     apps::workspace_dir().join("results")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn load(codes: &[(&str, u64)], errors: &[(&str, u64)]) -> LoadRun {
-        LoadRun {
-            requests: 100,
-            status_codes: codes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-            errors: errors.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-            ..LoadRun::default()
-        }
-    }
-
-    #[test]
-    fn admits_only_clean_runs() {
-        assert_eq!(admission(&load(&[("200", 100)], &[]), 50, 50), None);
-        assert!(
-            admission(&load(&[("200", 99), ("503", 1)], &[]), 50, 50)
-                .unwrap()
-                .contains("503")
-        );
-        assert!(
-            admission(&load(&[("200", 99)], &[("connection reset", 1)]), 50, 50)
-                .unwrap()
-                .contains("errors")
-        );
-        assert!(
-            admission(&load(&[("200", 100)], &[]), 50, 42)
-                .unwrap()
-                .contains("42 of 50")
-        );
-    }
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("fast").is_err());
-    }
 }

@@ -1,6 +1,6 @@
 //! Starting an app's release binary on a free loopback port and stopping it again.
 
-use crate::apps::App;
+use crate::stack::apps::App;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::net::{TcpListener, TcpStream};
@@ -53,7 +53,7 @@ impl RunningApp {
             Some(cpus) => {
                 let mut taskset = Command::new("taskset");
                 taskset
-                    .args(["-c", &crate::cpus::format_list(cpus)])
+                    .args(["-c", &crate::stack::cpus::format_list(cpus)])
                     .arg(&binary);
                 taskset
             }

@@ -2,6 +2,8 @@
 //! every run so a crash or Ctrl-C loses nothing that finished. The report is built from this
 //! file alone.
 
+pub mod profile;
+
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -77,7 +79,7 @@ pub struct AppResult {
     pub versions: BTreeMap<String, String>,
     /// The manifest's `[settings]`: pool, pings, queries per page, cache.
     #[serde(default)]
-    pub settings: Option<crate::manifest::Settings>,
+    pub settings: Option<crate::stack::manifest::Settings>,
     /// `Failed` stops this app's benchmark (build, start, parity) with the reason.
     pub status: AppStatus,
     pub parity: Option<Parity>,

@@ -7,20 +7,23 @@
 //! `profiles/<id>/<app>-<route>.json` (a [`Profile`]) and, where `perf` works, a flame graph
 //! `<app>-<route>.svg`.
 
-use crate::apps::{self, App};
-use crate::cpus::{CpuSplit, PinnedServices, pids_named};
-use crate::loadgen::{LoadRun, Loadgen};
-use crate::page_cache;
+use crate::load::loadgen::{LoadRun, Loadgen};
+use crate::probe::relay::Relay;
+use crate::probe::render_times::render_times;
 use crate::progress::Progress;
-use crate::relay::Relay;
+use crate::results::profile::{
+    ContextSwitches, CpuPerRequest, GoGc, PostgresPerPage, Profile, RenderTimes,
+};
 use crate::results::write_atomically;
 use crate::routes;
-use crate::sampler::{clock_ticks, process_tree, stat};
-use crate::server::RunningApp;
-use crate::services;
+use crate::stack::apps::{self, App};
+use crate::stack::cpus::{CpuSplit, PinnedServices};
+use crate::stack::page_cache;
+use crate::stack::processes::{clock_ticks, pids_named, process_tree, stat};
+use crate::stack::server::RunningApp;
+use crate::stack::services;
 use anyhow::{Context, Result, bail, ensure};
 use inferno::collapse::Collapse;
-use serde::{Deserialize, Serialize};
 use sqlx::{Connection, PgConnection};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,92 +70,6 @@ pub struct Options {
     /// Also time each template engine alone ([`render_times`]).
     pub templates: bool,
     pub out_dir: PathBuf,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Profile {
-    pub app: String,
-    pub route: String,
-    pub path: String,
-    pub connections: u32,
-    pub duration_secs: f64,
-    /// Responses in the measured window, and how many were not 200 (or failed).
-    pub requests: u64,
-    pub not_ok: u64,
-    pub requests_per_sec: f64,
-    pub cpu_us_per_request: CpuPerRequest,
-    pub postgres_per_page: PostgresPerPage,
-    /// `INFO commandstats` deltas ÷ requests, by command.
-    pub redis_commands_per_request: BTreeMap<String, f64>,
-    pub context_switches_per_request: ContextSwitches,
-    /// `strace -c -f` calls ÷ the strace window's requests, by syscall (strace slows the app;
-    /// the counts per request stay meaningful, the times do not).
-    pub syscalls_per_request: Option<BTreeMap<String, f64>>,
-    pub go_gc: Option<GoGc>,
-    /// The flame graph's file name, next to this profile.
-    pub flamegraph: Option<String>,
-    /// Measurements this machine could not make, with the reason.
-    pub unavailable: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct CpuPerRequest {
-    /// The app's user time.
-    pub app: f64,
-    /// The app's system time: the kernel working for it (sockets, futexes, epoll).
-    pub kernel: f64,
-    pub postgres: f64,
-    pub redis: f64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct PostgresPerPage {
-    /// `ReadyForQuery` messages on the app's connections (start-up excluded).
-    pub round_trips: f64,
-    /// `Query` and `Execute` messages the app sent.
-    pub statements_sent: f64,
-    /// Executions `pg_stat_statements` counted: a pool's ping is a round trip but no query.
-    pub queries_executed: Option<f64>,
-    /// Connections the app opened during the window (each adds start-up round trips).
-    pub connections_opened: u64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ContextSwitches {
-    pub voluntary: f64,
-    pub involuntary: f64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct GoGc {
-    pub collections_per_sec: f64,
-    /// Stop-the-world pause time as a share of the window's wall time.
-    pub pause_percent: f64,
-}
-
-impl Profile {
-    pub fn file_stem(app: &str, route: &str) -> String {
-        format!("{app}-{route}")
-    }
-
-    /// Every profile in `dir`.
-    pub fn load_all(dir: &Path) -> Result<Vec<Profile>> {
-        let mut profiles = Vec::new();
-        for entry in std::fs::read_dir(dir).with_context(|| format!("read {}", dir.display()))? {
-            let path = entry?.path();
-            let is_profile =
-                path.extension().is_some_and(|e| e == "json") && !path.ends_with(RenderTimes::FILE);
-            if is_profile {
-                let text = std::fs::read_to_string(&path)?;
-                profiles.push(
-                    serde_json::from_str(&text)
-                        .with_context(|| format!("parse {}", path.display()))?,
-                );
-            }
-        }
-        profiles.sort_by(|a: &Profile, b| (&a.route, &a.app).cmp(&(&b.route, &b.app)));
-        Ok(profiles)
-    }
 }
 
 /// Profiles every target on every route; returns the folder.
@@ -203,137 +120,11 @@ pub fn run(options: &Options) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Render time per page of each template engine alone, on the pages' real view data:
-/// µs per page by engine, then page (`home`, `post`, `tag`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct RenderTimes {
-    pub micros: BTreeMap<String, BTreeMap<String, f64>>,
-    /// The commands that measured them.
-    pub commands: Vec<String>,
-}
-
-impl RenderTimes {
-    pub const FILE: &str = "render-times.json";
-
-    pub fn load(dir: &Path) -> Result<Option<RenderTimes>> {
-        let path = dir.join(Self::FILE);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)?;
-        Ok(Some(
-            serde_json::from_str(&text).with_context(|| format!("parse {}", path.display()))?,
-        ))
-    }
-}
-
-/// Runs the Criterion benchmark `templates/benches/render.rs` (Tera) and Go's
-/// `BenchmarkRender` (html/template), both on the same pages from the database; Criterion's
-/// own files go to `raw`.
-pub fn render_times(raw: &Path) -> Result<RenderTimes> {
-    let workspace = apps::workspace_dir();
-    let mut times = RenderTimes::default();
-    let mut run = |dir: &Path, program: &str, args: &[&str]| -> Result<String> {
-        times.commands.push(format!("{program} {}", args.join(" ")));
-        let output = Command::new(program)
-            .current_dir(dir)
-            .env("CRITERION_HOME", raw.join("criterion"))
-            .args(args)
-            .output()
-            .with_context(|| format!("run {program}"))?;
-        ensure!(
-            output.status.success(),
-            "{program} {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    };
-    // `cargo test --release … -- --bench` runs the Criterion benchmark `make build` built;
-    // `cargo bench` would build everything again in the bench profile.
-    let criterion = run(
-        &workspace,
-        "cargo",
-        &[
-            "test",
-            "--release",
-            "--workspace",
-            "--bench",
-            "render",
-            "--",
-            "--bench",
-            "--output-format",
-            "bencher",
-        ],
-    )?;
-    let go = run(
-        &workspace.join("go-reference"),
-        "go",
-        &[
-            "test",
-            "-run",
-            "^$",
-            "-bench",
-            "^BenchmarkRender$",
-            "-benchtime",
-            "2s",
-            ".",
-        ],
-    )?;
-    for (engine, page, nanos) in parse_bencher(&criterion)
-        .into_iter()
-        .chain(parse_go_bench(&go))
-    {
-        times
-            .micros
-            .entry(engine)
-            .or_default()
-            .insert(page, nanos / 1000.0);
-    }
-    ensure!(
-        !times.micros.is_empty(),
-        "no benchmark results in:\n{criterion}\n{go}"
-    );
-    Ok(times)
-}
-
-/// Criterion's `--output-format bencher`: `test tera/home ... bench:  123,456 ns/iter (+/- 7)`.
-pub fn parse_bencher(text: &str) -> Vec<(String, String, f64)> {
-    text.lines()
-        .filter_map(|line| {
-            let rest = line.strip_prefix("test ")?;
-            let (name, rest) = rest.split_once(" ... bench:")?;
-            let (engine, page) = name.trim().split_once('/')?;
-            let nanos = rest
-                .split_whitespace()
-                .next()?
-                .replace(',', "")
-                .parse()
-                .ok()?;
-            Some((engine.to_owned(), page.to_owned(), nanos))
-        })
-        .collect()
-}
-
-/// `go test -bench`: `BenchmarkRender/home-2   12345   98765 ns/op` (the suffix is GOMAXPROCS).
-pub fn parse_go_bench(text: &str) -> Vec<(String, String, f64)> {
-    text.lines()
-        .filter_map(|line| {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            let name = cols.first()?.strip_prefix("BenchmarkRender/")?;
-            let page = name.rsplit_once('-').map_or(name, |(page, _)| page);
-            let at = cols.iter().position(|c| *c == "ns/op")?;
-            let nanos = cols.get(at.checked_sub(1)?)?.parse().ok()?;
-            Some(("html/template".to_owned(), page.to_owned(), nanos))
-        })
-        .collect()
-}
-
 /// The relay's threads run in this process: keep them on the services' CPUs, off the app's,
 /// where they would preempt the app at every PostgreSQL message. Threads started later
 /// inherit the affinity; the app and the load generator are pinned on their own.
 fn pin_this_process(cpus: &[usize]) -> Result<()> {
-    let list = crate::cpus::format_list(cpus);
+    let list = crate::stack::cpus::format_list(cpus);
     let status = Command::new("taskset")
         .args(["-a", "-p", "-c", &list, &std::process::id().to_string()])
         .stdout(Stdio::null())
@@ -813,28 +604,6 @@ gc 2 @0.510s 2%: 0.050+2.0+0.100 ms clock, 0.1+1/2/0+0.2 ms cpu, 4->5->1 MB, 5 M
         assert!((gc.collections_per_sec - 1.0).abs() < 1e-9);
         // (0.05 + 0.15) ms of 2 s.
         assert!((gc.pause_percent - 0.01).abs() < 1e-9, "{gc:?}");
-    }
-
-    #[test]
-    fn parses_both_benchmark_outputs() {
-        let criterion = "Gnuplot not found\ntest tera/home ... bench:       61,234 ns/iter (+/- 1,020)\n\
-                         test tera/post ... bench:        9876 ns/iter (+/- 20)\n";
-        assert_eq!(
-            parse_bencher(criterion),
-            [
-                ("tera".to_owned(), "home".to_owned(), 61234.0),
-                ("tera".to_owned(), "post".to_owned(), 9876.0)
-            ]
-        );
-        let go = "goos: linux\nBenchmarkRender/home-2   \t   30000\t     40123 ns/op\n\
-                  BenchmarkRender/tag-2 1000 5.5 ns/op\nPASS\n";
-        assert_eq!(
-            parse_go_bench(go),
-            [
-                ("html/template".to_owned(), "home".to_owned(), 40123.0),
-                ("html/template".to_owned(), "tag".to_owned(), 5.5)
-            ]
-        );
     }
 
     #[test]

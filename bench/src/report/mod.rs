@@ -13,7 +13,7 @@ mod routes;
 
 pub use compare::{BAND, Comparison};
 
-use crate::profile::{Profile, RenderTimes};
+use crate::results::profile::{Profile, RenderTimes};
 use crate::results::{Batch, write_atomically};
 use anyhow::Result;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The contestants: the Go reference plus one crate per folder under `apps/`, each described
 //! by its `bench.toml` manifest. Adding an app is adding its folder; nothing here changes.
 
-use crate::manifest::{self, Manifest};
+use crate::stack::manifest::{self, Manifest};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

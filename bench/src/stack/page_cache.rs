@@ -1,7 +1,7 @@
 //! The apps' Redis page cache as the harness sees it: every app uses the same `page:` keys,
 //! so they are cleared before each app is checked, or one app would serve another's pages.
 
-use crate::services::redis_url;
+use crate::stack::services::redis_url;
 use anyhow::{Context, Result};
 use redis::Commands;
 

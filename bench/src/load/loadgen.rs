@@ -67,7 +67,7 @@ impl Loadgen {
         let seconds = format!("{}s", duration.as_secs().max(1));
         let threads = cpus.len().max(1).to_string();
         let mut command = Command::new("taskset");
-        command.args(["-c", &crate::cpus::format_list(cpus)]);
+        command.args(["-c", &crate::stack::cpus::format_list(cpus)]);
         match self {
             // -w: wait for requests in flight at the deadline instead of counting them as
             // errors (oha cuts them otherwise).

@@ -1,0 +1,9 @@
+//! The load stage: the load generators, what is sampled during a run, which runs count, the
+//! ceilings, and the batch that puts them together.
+
+pub mod admission;
+pub mod batch;
+pub mod ceilings;
+pub mod loadgen;
+pub mod sampler;
+pub mod setup;
