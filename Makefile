@@ -10,7 +10,7 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 RELEASE := $(TARGET_DIR)/release
 BLOGBENCH := $(RELEASE)/blogbench
 
-# The load generator, pinned (FRAMEWORK-NOTES: `-j` was removed in 1.9; this is 1.16).
+# The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
 .PHONY: help services build tools up parity bench bench-quick profile test lint go-test cargo-test
@@ -21,8 +21,8 @@ help:
 	@echo "make services        start PostgreSQL and Redis, load the data when it is not there"
 	@echo "make build           release build of every app and tool (one profile for all)"
 	@echo "make parity          compare every app's pages with the Go reference's"
-	@echo "make bench           the fair benchmark of every app (SPEC §5), results and report in results/"
-	@echo "make bench-quick     the same in smoke-test size (1 run of 3 s per route)"
+	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
+	@echo "make bench-quick     the same in smoke-test size (1 round, 3 s runs)"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
@@ -49,7 +49,7 @@ bench-quick: services tools
 # actix-sqlx twice more with 4 workers (the reference report's count), so its two pool modes
 # differ even where the app gets one CPU.
 profile: services tools
-	$(BLOGBENCH) profile --route detail \
+	$(BLOGBENCH) profile --routes detail \
 		--apps all,actix-sqlx+WORKERS=4,actix-sqlx+POOL_MODE=shared+WORKERS=4
 
 up:
@@ -58,7 +58,7 @@ up:
 	@$(BLOGBENCH) run --app $(APP)
 
 parity: services
-	$(BLOGBENCH) parity --app all
+	$(BLOGBENCH) parity --apps all
 
 lint:
 	cargo fmt --all --check

@@ -3,8 +3,10 @@
 //! ```text
 //! blogbench apps                       # the app names
 //! blogbench run --app axum-sqlx        # one app in the foreground on 127.0.0.1:8080
-//! blogbench parity --app axum-sqlx     # compare the SPEC §4 sample with the Go reference
+//! blogbench parity --apps axum-sqlx    # the parity sample (docs/spec.md §4) against Go's
 //! blogbench parity --url http://127.0.0.1:8080   # … for any running server
+//! blogbench bench --quick              # the fair benchmark, smoke-test size
+//! blogbench compare A B                # two batches, app by app and route by route
 //! ```
 
 use anyhow::{Result, bail};
@@ -14,6 +16,7 @@ use bench::parity::{self, Fetched};
 use bench::probe::{profile, roundtrips};
 use bench::stack::apps::{self, App};
 use bench::stack::cpus;
+use bench::stack::misbehaving;
 use bench::stack::server::RunningApp;
 use bench::{report, results, routes};
 use clap::{Parser, Subcommand};
@@ -47,11 +50,18 @@ enum Cmd {
         #[arg(long, env = "BIND", default_value = workload::DEFAULT_BIND)]
         bind: String,
     },
-    /// Compare the SPEC §4 sample of pages with the Go reference's: status, Content-Type,
-    /// Content-Length present, body bytes. Exits 1 and prints a diff on a mismatch.
+    /// Compare the parity sample of pages (docs/spec.md §4) with the Go reference's: status,
+    /// Content-Type, Content-Length present, body bytes. Exits 1 and prints a diff on a
+    /// mismatch.
     Parity {
-        /// Apps to check (repeatable, or `all`); each is started on a free port and stopped.
-        #[arg(long = "app", required_unless_present = "url")]
+        /// Apps to check, comma-separated, or `all`; each is started on a free port and
+        /// stopped.
+        #[arg(
+            long,
+            visible_alias = "app",
+            value_delimiter = ',',
+            required_unless_present = "url"
+        )]
         apps: Vec<String>,
         /// Check an already running server at this base URL instead.
         #[arg(long, conflicts_with = "apps")]
@@ -60,15 +70,16 @@ enum Cmd {
     /// Count SQL statements and PostgreSQL round trips per page, at the protocol level
     /// (a counting relay between the app and Postgres), one request at a time.
     Roundtrips {
-        /// Apps to measure (repeatable, or `all`).
-        #[arg(long = "app", required = true)]
+        /// Apps to measure, comma-separated, or `all`.
+        #[arg(long, visible_alias = "app", value_delimiter = ',', required = true)]
         apps: Vec<String>,
         /// Requests per page after the warm-up.
         #[arg(long, default_value_t = 100)]
         requests: u32,
     },
-    /// The fair benchmark (SPEC §5): each app alone, pinned, parity-gated, warmed up, run
-    /// repeatedly; results in `results/<batch>/`, then the report.
+    /// The fair benchmark (docs/spec.md §5): rounds that each visit every app, each app run
+    /// paired with a Go run; pinned, parity-gated, admitted; results in `results/<batch>/`,
+    /// then the report. Exits non-zero when an app failed or a run did not count.
     Bench(BenchArgs),
     /// Where each app spends its time under the fair run's load: CPU µs per request (app,
     /// kernel, PostgreSQL, Redis), PostgreSQL round trips and queries per page, Redis
@@ -85,6 +96,16 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         workers: usize,
     },
+    /// Serve another server's parity pages, misbehaving under load (the admission tests'
+    /// app): listens on `BIND`.
+    #[command(hide = true)]
+    MisbehavingApp {
+        #[arg(long, value_enum)]
+        mode: misbehaving::Mode,
+        /// The server whose pages to serve (fetched once at start).
+        #[arg(long)]
+        pages_from: String,
+    },
     /// Write `report.md`, `report.html` and the charts (`*.svg`) of a batch from its
     /// `results.json`.
     Report {
@@ -97,7 +118,9 @@ enum Cmd {
         #[arg(long)]
         profiles: Option<PathBuf>,
     },
-    /// Compare two batches: the change per app and route, flagged outside a ±15 % band.
+    /// Compare two batches: the change per app and route, flagged outside a band of ±15 %
+    /// or the batches' own spread, whichever is larger. Refuses batches measured
+    /// differently unless `--force`.
     Compare {
         /// The earlier batch (id under `--results`, or a folder).
         before: String,
@@ -105,6 +128,9 @@ enum Cmd {
         after: String,
         #[arg(long, default_value = "results")]
         results: PathBuf,
+        /// Compare even when the batches' settings differ (the differences are printed).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -117,11 +143,11 @@ struct ProfileArgs {
     /// Routes, comma-separated (see `blogbench bench --help`).
     #[arg(
         long,
-        visible_alias = "routes",
+        visible_alias = "route",
         value_delimiter = ',',
         default_value = "detail"
     )]
-    route: Vec<String>,
+    routes: Vec<String>,
     /// Concurrent connections of the load generator (as in the fair run).
     #[arg(long, default_value_t = 50)]
     connections: u32,
@@ -145,11 +171,17 @@ struct ProfileArgs {
 #[derive(clap::Args)]
 struct BenchArgs {
     /// Apps to benchmark, comma-separated, or `all`.
-    #[arg(long, value_delimiter = ',', default_value = "all")]
+    #[arg(
+        long,
+        visible_alias = "app",
+        value_delimiter = ',',
+        default_value = "all"
+    )]
     apps: Vec<String>,
     /// Routes, comma-separated: home, detail, tag, cached-home, cached-detail, compute.
     #[arg(
         long,
+        visible_alias = "route",
         value_delimiter = ',',
         default_value = "home,detail,tag,cached-home,cached-detail,compute"
     )]
@@ -157,18 +189,25 @@ struct BenchArgs {
     /// Concurrent connections of the load generator.
     #[arg(long, default_value_t = 50)]
     connections: u32,
-    /// Length of each measured run.
-    #[arg(long, default_value = "20s", value_parser = parse_duration)]
+    /// Length of each measured run (the app's, and the Go pacer's after it).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
     duration: Duration,
-    /// Measured runs per route.
-    #[arg(long, default_value_t = 3)]
-    runs: u32,
-    /// Warm-up before each route's runs.
+    /// Rounds: each visits every app once (in a rotated order) and runs each route once.
+    #[arg(long, visible_alias = "runs", default_value_t = 3)]
+    rounds: u32,
+    /// The app's warm-up before each route's run.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     warmup: Duration,
-    /// Smoke-test size: 1 run of 3 s after a 1 s warm-up.
+    /// The Go pacer's warm-up before each of its runs (it runs all batch long).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pacer_warmup: Duration,
+    /// Smoke-test size: 1 round of 3 s runs after 1 s warm-ups.
     #[arg(long)]
     quick: bool,
+    /// Benchmark even when taskset cannot pin the services or the harness (the results
+    /// and the report say what was not pinned).
+    #[arg(long)]
+    allow_unpinned: bool,
     #[arg(long, value_enum, default_value = "oha")]
     loadgen: Loadgen,
     /// CPUs for the app (taskset list, e.g. 0-3); default from the core count.
@@ -210,10 +249,15 @@ fn main() -> ExitCode {
             before,
             after,
             results,
+            force,
         } => report::compare(
             &results::batch_dir(&results, &before),
             &results::batch_dir(&results, &after),
+            force,
         ),
+        Cmd::MisbehavingApp { mode, pages_from } => {
+            misbehaving::serve(mode, &pages_from).map(|()| true)
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -255,19 +299,20 @@ fn bench(args: BenchArgs) -> Result<bool> {
             cpus.note = "set on the command line".to_owned();
         }
     }
-    let (duration, warmup, runs) = if args.quick {
-        (Duration::from_secs(3), Duration::from_secs(1), 1)
-    } else {
-        (args.duration, args.warmup, args.runs)
-    };
-    for route in &args.routes {
-        if routes::path(route).is_none() {
-            bail!(
-                "unknown route {route:?}; valid: {}",
-                routes::names().join(", ")
-            );
-        }
+    for (what, set) in [
+        ("app", &cpus.app),
+        ("services", &cpus.services),
+        ("load generator", &cpus.load),
+    ] {
+        cpus::check_available(what, set, cores)?;
     }
+    let (duration, warmup, pacer_warmup, rounds) = if args.quick {
+        let second = Duration::from_secs(1);
+        (Duration::from_secs(3), second, second, 1)
+    } else {
+        (args.duration, args.warmup, args.pacer_warmup, args.rounds)
+    };
+    check_routes(&args.routes)?;
     args.loadgen.version()?;
     let options = batch::Options {
         apps: selected(&args.apps, true)?,
@@ -275,10 +320,12 @@ fn bench(args: BenchArgs) -> Result<bool> {
         connections: args.connections,
         duration,
         warmup,
-        runs,
+        pacer_warmup,
+        rounds,
         quick: args.quick,
         loadgen: args.loadgen,
         cpus,
+        allow_unpinned: args.allow_unpinned,
         results_dir: args.results.unwrap_or_else(batch::default_results_dir),
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
@@ -292,11 +339,21 @@ fn bench(args: BenchArgs) -> Result<bool> {
     );
     report::write(&dir, None)?;
     println!("blogbench: report in {}", dir.join("report.md").display());
-    Ok(!interrupted.load(Ordering::SeqCst))
+    let problems = results::Batch::load(&dir.join("results.json"))?.problems();
+    for problem in &problems {
+        eprintln!("blogbench: {problem}");
+    }
+    if !problems.is_empty() {
+        eprintln!(
+            "blogbench: {} problems (failed apps, runs that did not count): see the report's failures section",
+            problems.len()
+        );
+    }
+    Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
 }
 
-fn run_profile(args: ProfileArgs) -> Result<()> {
-    for route in &args.route {
+fn check_routes(names: &[String]) -> Result<()> {
+    for route in names {
         if routes::path(route).is_none() {
             bail!(
                 "unknown route {route:?}; valid: {}",
@@ -304,6 +361,11 @@ fn run_profile(args: ProfileArgs) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+fn run_profile(args: ProfileArgs) -> Result<()> {
+    check_routes(&args.routes)?;
     let mut targets = Vec::new();
     for spec in &args.apps {
         if spec == "all" {
@@ -317,7 +379,7 @@ fn run_profile(args: ProfileArgs) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let options = profile::Options {
         targets,
-        routes: args.route,
+        routes: args.routes,
         connections: args.connections,
         duration: args.duration,
         warmup: args.warmup,
@@ -349,7 +411,10 @@ fn run(name: &str, bind: &str) -> Result<()> {
         "blogbench: open http://{bind}/  http://{bind}/posts/<slug>  http://{bind}/tags/rust  http://{bind}/cached/  http://{bind}/compute?n=20000"
     );
     println!("blogbench: Ctrl-C stops it");
-    let err = Command::new(&binary).env("BIND", bind).exec();
+    let err = Command::new(&binary)
+        .args(&app.manifest.args)
+        .env("BIND", bind)
+        .exec();
     bail!("cannot run {}: {err}", binary.display())
 }
 

@@ -14,7 +14,7 @@ const APP: &str = "actix-sqlx";
 #[test]
 fn shared_pool_mode_matches_the_go_reference() {
     let output = blogbench(
-        &["parity", "--app", APP],
+        &["parity", "--apps", APP],
         &[("POOL_MODE", OsStr::new("shared"))],
     );
     let out = text(&output);

@@ -1,5 +1,6 @@
 //! `blogbench bench --quick` end to end: every app, every route, real load (oha), real
-//! services; then the results and the report are checked. Slow-ish (about 30 s per app).
+//! services; every run of a healthy app must count, and the results and the report are
+//! checked. Slow-ish (about 50 s per app: each route's run is paired with a Go run).
 
 use bench::results::{AppStatus, Batch};
 use std::process::Command;
@@ -37,6 +38,26 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
             .is_some_and(|c| c.per_sec > 0.0)
     );
     assert_eq!(batch.ceilings.database.len(), 3, "home, detail, tag");
+    for ceiling in batch
+        .ceilings
+        .http
+        .iter()
+        .chain(batch.ceilings.database.values())
+    {
+        assert_eq!(
+            ceiling.runs.len(),
+            1,
+            "{}: {:?}",
+            ceiling.how,
+            ceiling.invalid
+        );
+    }
+    assert!(batch.pacer.is_some(), "the Go pacer is recorded");
+    assert!(
+        batch.cpu_sets.unpinned.is_empty(),
+        "{:?}",
+        batch.cpu_sets.unpinned
+    );
 
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
@@ -50,28 +71,40 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
         let parity = result.parity.as_ref().expect("parity recorded");
         assert_eq!(parity.mismatches, 0, "{}", app.name);
         assert!(parity.pages > 50, "{}", app.name);
+        assert_eq!(
+            result.parity_after_load.as_ref().map(|p| p.mismatches),
+            Some(0),
+            "{}: pages after the load",
+            app.name
+        );
+        assert_eq!(
+            result.env["WORKERS"],
+            batch.cpu_sets.app.split(',').count().to_string()
+        );
         assert_eq!(result.routes.len(), 6, "{}", app.name);
         for route in &result.routes {
             assert_eq!(route.runs.len(), 1, "{} {}", app.name, route.route);
-            let run = &route.runs[0];
-            // A number, or a recorded reason why not.
-            assert!(
-                run.valid || run.invalid_reason.is_some(),
-                "{} {}",
-                app.name,
-                route.route
-            );
-            if run.valid {
+            assert_eq!(route.pacer_runs.len(), 1, "{} {}", app.name, route.route);
+            assert!(route.expected_bytes.is_some_and(|b| b > 0));
+            for run in route.runs.iter().chain(&route.pacer_runs) {
                 assert!(
-                    run.requests_per_sec > 0.0 && run.latency_ms.p50 > 0.0,
-                    "{} {}",
+                    run.valid,
+                    "{} {}: {:?}",
+                    app.name, route.route, run.invalid_reason
+                );
+                assert!(run.requests_per_sec > 0.0 && run.latency_ms.p50 > 0.0);
+                assert_eq!(run.connections, batch.settings.connections);
+                assert!(
+                    dir.join(&run.raw_output).is_file(),
+                    "raw output of {} {}",
                     app.name,
                     route.route
                 );
             }
-            assert!(
-                dir.join(&run.raw_output).is_file(),
-                "raw output of {} {}",
+            assert_eq!(
+                route.ratios_to_pacer().len(),
+                1,
+                "{} {}",
                 app.name,
                 route.route
             );

@@ -124,7 +124,7 @@ fn postgres_restart_gives_503_then_recovers_without_restarting_the_app() {
     });
 }
 
-/// The `page:*` keys holding the detail page: `page:{POST}` (SPEC §3), or, for an app that
+/// The `page:*` keys holding the detail page: `page:{POST}` (docs/spec.md §3), or, for an app that
 /// declares a "page cache key" deviation, whatever keys it stores that name the path.
 fn stored_keys(direct: &mut redis::Connection, app: &App) -> Vec<String> {
     let keys: Vec<String> = direct.scan_match("page:*").unwrap().collect();

@@ -7,7 +7,7 @@ use common::{blogbench, text};
 
 #[test]
 fn every_app_matches_the_go_reference() {
-    let output = blogbench(&["parity", "--app", "all"], &[]);
+    let output = blogbench(&["parity", "--apps", "all"], &[]);
     let out = text(&output);
     assert!(output.status.success(), "parity failed:\n{out}");
     for app in bench::stack::apps::all()
@@ -38,7 +38,7 @@ fn a_changed_template_fails_with_a_diff() {
     std::fs::write(&home, changed).unwrap();
 
     let output = blogbench(
-        &["parity", "--app", "axum-sqlx"],
+        &["parity", "--apps", "axum-sqlx"],
         &[(templates::TEMPLATE_DIR_VAR, dir.path().as_os_str())],
     );
     let out = text(&output);
@@ -56,7 +56,7 @@ fn a_changed_template_fails_with_a_diff() {
 
 #[test]
 fn unknown_app_lists_the_valid_names() {
-    let output = blogbench(&["parity", "--app", "no-such-framework"], &[]);
+    let output = blogbench(&["parity", "--apps", "no-such-framework"], &[]);
     let out = text(&output);
     assert!(!output.status.success());
     let names: Vec<String> = bench::stack::apps::all()

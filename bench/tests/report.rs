@@ -4,8 +4,8 @@
 
 use bench::report::{self, Comparison};
 use bench::results::{
-    AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Parity, RouteResult,
-    Run, Settings,
+    AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Pacer, Parity,
+    RouteResult, Run, Settings,
 };
 use bench::stack::manifest::{Queries, Settings as AppSettings};
 use std::collections::BTreeMap;
@@ -24,9 +24,13 @@ const ROUTES: [(&str, &str, f64); 6] = [
 
 const GO_INVALID_REASON: &str = "2 non-200 responses (503)";
 const AXUM_INVALID_REASON: &str = "5 connection errors (connection refused)";
+/// Every paired Go run of axum-sqlx's tag page.
+const PACER_INVALID_REASON: &str = "held 48 of 50 connections";
 const PARITY_DIFF: &str = "--- go /posts/hello-world\n+++ cot /posts/hello-world\n@@ -1 +1 @@\n\
     -<p>&lt;script&gt;alert(&#34;xss&#34;)&lt;/script&gt;</p>\n\
     +<p><script>alert(\"xss\")</script></p>\n";
+const AFTER_LOAD_DIFF: &str =
+    "--- go /tags/rust\n+++ rocket /tags/rust\n@@ -1 +1 @@\n-<li>\n+<li >\n";
 
 fn run(index: u32, requests_per_sec: f64, invalid_reason: Option<&str>) -> Run {
     let mean_ms = 50.0 / requests_per_sec * 1000.0;
@@ -44,6 +48,8 @@ fn run(index: u32, requests_per_sec: f64, invalid_reason: Option<&str>) -> Run {
         status_codes: BTreeMap::from([("200".to_owned(), (requests_per_sec * 20.0) as u64)]),
         errors: BTreeMap::new(),
         connections: 50,
+        body_bytes: Some((requests_per_sec * 20.0) as u64 * 1000),
+        wrong_length: None,
         valid: invalid_reason.is_none(),
         invalid_reason: invalid_reason.map(str::to_owned),
         app_cpu_percent: 380.0,
@@ -54,20 +60,40 @@ fn run(index: u32, requests_per_sec: f64, invalid_reason: Option<&str>) -> Run {
     }
 }
 
-/// An app that measured every route, three runs each around `speed` × the route's base.
-fn measured_app(name: &str, speed: f64, invalid: &[(&str, u32, &str)]) -> AppResult {
+/// An app that measured every route, three rounds each: its runs around `speed` × the
+/// route's base (0.98, 1.00, 1.02), each paired with a Go run around the base (0.99, 1.00,
+/// 1.01). `invalid` lists app runs, `invalid_pacer` paired Go runs, by route and round.
+fn measured_app(
+    name: &str,
+    speed: f64,
+    invalid: &[(&str, u32, &str)],
+    invalid_pacer: &[(&str, u32, &str)],
+) -> AppResult {
+    let reason = |list: &[(&str, u32, &str)], route: &str, index: u32| {
+        list.iter()
+            .find(|(r, i, _)| *r == route && *i == index)
+            .map(|(_, _, reason)| (*reason).to_owned())
+    };
     let routes = ROUTES
         .iter()
         .map(|(route, path, base)| RouteResult {
             route: (*route).to_owned(),
             path: (*path).to_owned(),
+            expected_bytes: Some(1000),
             runs: (1..=3)
                 .map(|index| {
-                    let reason = invalid
-                        .iter()
-                        .find(|(r, i, _)| r == route && *i == index)
-                        .map(|(_, _, reason)| *reason);
-                    run(index, base * speed * (0.96 + 0.02 * index as f64), reason)
+                    let why = reason(invalid, route, index);
+                    run(
+                        index,
+                        base * speed * (0.96 + 0.02 * index as f64),
+                        why.as_deref(),
+                    )
+                })
+                .collect(),
+            pacer_runs: (1..=3)
+                .map(|index| {
+                    let why = reason(invalid_pacer, route, index);
+                    run(index, base * (0.98 + 0.01 * index as f64), why.as_deref())
                 })
                 .collect(),
         })
@@ -77,8 +103,17 @@ fn measured_app(name: &str, speed: f64, invalid: &[(&str, u32, &str)]) -> AppRes
         stack: format!("{name} stack"),
         versions: BTreeMap::from([("tokio".to_owned(), "1.53.0".to_owned())]),
         settings: Some(settings(16, if name == "go" { 3 } else { 4 })),
+        env: BTreeMap::from([
+            ("POOL_MAX".to_owned(), "16".to_owned()),
+            ("WORKERS".to_owned(), "4".to_owned()),
+        ]),
         status: AppStatus::Ok,
         parity: Some(Parity {
+            pages: 112,
+            mismatches: 0,
+            first_diff: None,
+        }),
+        parity_after_load: Some(Parity {
             pages: 112,
             mismatches: 0,
             first_diff: None,
@@ -106,7 +141,7 @@ fn settings(pool_max: u32, home_queries: u32) -> AppSettings {
 }
 
 fn batch() -> Batch {
-    let go = measured_app("go", 1.0, &[("detail", 2, GO_INVALID_REASON)]);
+    let go = measured_app("go", 1.0, &[("detail", 2, GO_INVALID_REASON)], &[]);
     let mut axum = measured_app(
         "axum-sqlx",
         1.3,
@@ -114,6 +149,11 @@ fn batch() -> Batch {
             ("compute", 1, AXUM_INVALID_REASON),
             ("compute", 2, AXUM_INVALID_REASON),
             ("compute", 3, AXUM_INVALID_REASON),
+        ],
+        &[
+            ("tag", 1, PACER_INVALID_REASON),
+            ("tag", 2, PACER_INVALID_REASON),
+            ("tag", 3, PACER_INVALID_REASON),
         ],
     );
     axum.versions.insert("axum".to_owned(), "0.8.9".to_owned());
@@ -128,6 +168,7 @@ fn batch() -> Batch {
         stack: "Cot 0.7, askama".to_owned(),
         versions: BTreeMap::from([("cot".to_owned(), "0.7.0".to_owned())]),
         settings: Some(settings(10, 5)),
+        env: BTreeMap::from([("WORKERS".to_owned(), "4".to_owned())]),
         status: AppStatus::Failed {
             stage: "parity".to_owned(),
             reason: "3 of 112 pages differ; first at <p> on /posts/hello-world".to_owned(),
@@ -137,6 +178,7 @@ fn batch() -> Batch {
             mismatches: 3,
             first_diff: Some(PARITY_DIFF.to_owned()),
         }),
+        parity_after_load: None,
         deviations: vec![
             ping,
             (
@@ -165,6 +207,7 @@ fn batch() -> Batch {
             services: "4-7".to_owned(),
             load: "8-11".to_owned(),
             note: "12 cores: the reference split".to_owned(),
+            unpinned: Vec::new(),
         },
         settings: Settings {
             connections: 50,
@@ -184,16 +227,25 @@ fn batch() -> Batch {
             http: Some(Ceiling {
                 per_sec: 300_000.0,
                 how: "oha against a static 30 KB page".to_owned(),
+                runs: vec![290_000.0, 300_000.0, 310_000.0],
+                invalid: Vec::new(),
             }),
             database: BTreeMap::from([(
                 "home".to_owned(),
                 Ceiling {
                     per_sec: 40_000.0,
                     how: "pgbench, home queries".to_owned(),
+                    runs: vec![39_000.0, 40_000.0, 41_000.0],
+                    invalid: Vec::new(),
                 },
             )]),
         },
         apps: vec![go, axum, cot],
+        pacer: Some(Pacer {
+            app: "go".to_owned(),
+            env: BTreeMap::from([("WORKERS".to_owned(), "4".to_owned())]),
+            warmup_secs: 2.0,
+        }),
     }
 }
 
@@ -209,13 +261,22 @@ fn read(dir: &Path, file: &str) -> String {
     std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
-/// The cells of the Markdown table that follows the line starting with `intro`.
+/// The cells of the Markdown table that follows the first `intro` in `markdown`.
 fn table_after(markdown: &str, intro: &str) -> Vec<Vec<String>> {
+    nth_table_after(markdown, intro, 0)
+}
+
+/// The cells of the `n`th Markdown table (from 0) after the first `intro` in `markdown`.
+fn nth_table_after(markdown: &str, intro: &str, n: usize) -> Vec<Vec<String>> {
     let start = markdown
         .find(intro)
         .unwrap_or_else(|| panic!("no {intro:?} in report.md"));
-    markdown[start..]
-        .lines()
+    let mut lines = markdown[start..].lines().peekable();
+    for _ in 0..n {
+        while lines.next_if(|line| !line.starts_with('|')).is_some() {}
+        while lines.next_if(|line| line.starts_with('|')).is_some() {}
+    }
+    lines
         .skip_while(|line| !line.starts_with('|'))
         .take_while(|line| line.starts_with('|'))
         .skip(2) // header and rule
@@ -238,6 +299,35 @@ fn starts_with_number(cell: &str) -> bool {
             .iter()
             .all(|g| g.chars().all(|c| c.is_ascii_digit()) && !g.is_empty())
         && groups[1..].iter().all(|g| g.len() == 3)
+}
+
+fn route_mut<'a>(batch: &'a mut Batch, app: &str, route: &str) -> &'a mut RouteResult {
+    batch
+        .apps
+        .iter_mut()
+        .find(|a| a.name == app)
+        .unwrap_or_else(|| panic!("no app {app}"))
+        .routes
+        .iter_mut()
+        .find(|r| r.route == route)
+        .unwrap_or_else(|| panic!("{app} has no route {route}"))
+}
+
+/// The report's cell for three paired rounds, worked out here from the req/s pairs:
+/// `median× (min–max)` of app ÷ Go.
+fn expected_ratio_cell(pairs: [(f64, f64); 3]) -> String {
+    let mut ratios: Vec<f64> = pairs.iter().map(|(app, go)| app / go).collect();
+    ratios.sort_by(f64::total_cmp);
+    format!("{:.2}× ({:.2}–{:.2})", ratios[1], ratios[0], ratios[2])
+}
+
+/// The req/s of round `index` (1-based) as `measured_app` makes them.
+fn app_rate(base: f64, speed: f64, index: u32) -> f64 {
+    base * speed * (0.96 + 0.02 * index as f64)
+}
+
+fn pacer_rate(base: f64, index: u32) -> f64 {
+    base * (0.98 + 0.01 * index as f64)
 }
 
 #[test]
@@ -273,8 +363,153 @@ fn every_route_of_every_app_is_a_number_or_a_recorded_failure() {
 }
 
 #[test]
+fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_runs() {
+    let mut paired = batch();
+    let pairs = [(2000.0, 1000.0), (2100.0, 1000.0), (1900.0, 1000.0)];
+    let home = route_mut(&mut paired, "axum-sqlx", "home");
+    for ((run, pacer), (app_rate, go_rate)) in
+        home.runs.iter_mut().zip(&mut home.pacer_runs).zip(pairs)
+    {
+        run.requests_per_sec = app_rate;
+        pacer.requests_per_sec = go_rate;
+    }
+    let expected = expected_ratio_cell(pairs);
+    assert_eq!(expected, "2.00× (1.90–2.10)");
+
+    let dir = reported(&paired);
+    let markdown = read(dir.path(), "report.md");
+    // Nothing between the setup table and the ratio table: no other section, no other table.
+    let setup = markdown.find("| setup").expect("the setup table");
+    let after_setup = setup
+        + markdown[setup..]
+            .find("\n\n")
+            .expect("a blank line after the setup table");
+    let ratio = markdown.find("## Ratio to Go").expect("the ratio section");
+    let between = &markdown[after_setup..ratio];
+    assert!(
+        !between.contains("\n|") && !between.contains("\n#"),
+        "something before the ratio table:\n{between}"
+    );
+    assert!(markdown[ratio..].contains("paired with a run of the Go reference on the same route"));
+
+    let rows = table_after(&markdown, "## Ratio to Go");
+    let names: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(names, ["go (noise floor)", "axum-sqlx", "cot"]);
+    assert_eq!(rows[1][1], expected);
+    // go's home: its runs against the pacer's, round by round.
+    let base = ROUTES[0].2;
+    let go_pairs = [1, 2, 3].map(|i| (app_rate(base, 1.0, i), pacer_rate(base, i)));
+    assert_eq!(rows[0][1], expected_ratio_cell(go_pairs));
+    // go's detail run 2 did not count: two rounds of three paired.
+    assert!(rows[0][2].ends_with(", 2/3 rounds)"), "{}", rows[0][2]);
+    // Cells without a valid pair say why.
+    assert_eq!(
+        rows[1][3],
+        format!("— no round in which both runs counted; Go runs invalid: {PACER_INVALID_REASON}")
+    );
+    assert_eq!(
+        rows[1][6],
+        format!("— 3/3 runs invalid: {AXUM_INVALID_REASON}")
+    );
+    assert!(rows[2][1..].iter().all(|cell| cell == "failed: parity"));
+
+    let html = read(dir.path(), "report.html");
+    let ratio_in_html = html
+        .find("<h2>Ratio to Go</h2>")
+        .expect("the ratio section");
+    let requests_in_html = html.find("<h2>Requests per second</h2>").unwrap();
+    assert!(ratio_in_html < requests_in_html);
+    assert!(html[ratio_in_html..requests_in_html].contains(&expected));
+}
+
+#[test]
+fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
+    let mut close = batch();
+    // axum-sqlx 1 % faster than go on the cached home page, round by round.
+    let go_runs: Vec<f64> = (1..=3).map(|i| app_rate(ROUTES[3].2, 1.0, i)).collect();
+    let cached_home = route_mut(&mut close, "axum-sqlx", "cached-home");
+    for (run, go) in cached_home.runs.iter_mut().zip(&go_runs) {
+        run.requests_per_sec = go * 1.01;
+    }
+    let markdown = read(reported(&close).path(), "report.md");
+    let summary = &markdown[markdown.find("## In short").expect("the summary")..];
+    let summary = &summary[..3 + summary[3..].find("\n## ").unwrap()];
+
+    let base = ROUTES[0].2;
+    let go_home =
+        expected_ratio_cell([1, 2, 3].map(|i| (app_rate(base, 1.0, i), pacer_rate(base, i))));
+    let axum_home =
+        expected_ratio_cell([1, 2, 3].map(|i| (app_rate(base, 1.3, i), pacer_rate(base, i))));
+    let expected = format!(
+        "home: axum-sqlx leads at {axum_home}, 30.0 % above go at {go_home}; \
+         the ranges do not overlap: a measured difference."
+    );
+    assert!(
+        summary.contains(&expected),
+        "no {expected:?} in:\n{summary}"
+    );
+
+    // axum-sqlx's tag page has no valid paired Go run: the leader by req/s, its runs
+    // 8,000 × 1.3 × (0.98, 1.00, 1.02) against go's 8,000 × (0.98, 1.00, 1.02).
+    let expected = "tag, by median req/s as not every app has a paired Go run: axum-sqlx leads \
+                    at 10,400 req/s (10,192–10,608), 30.0 % above go at 8,000 req/s \
+                    (7,840–8,160); the ranges do not overlap: a measured difference.";
+    assert!(summary.contains(expected), "no {expected:?} in:\n{summary}");
+
+    let cached = summary
+        .lines()
+        .find(|l| l.starts_with("**Cached pages.**"))
+        .expect("a paragraph for the cached pages");
+    assert!(
+        cached.contains("cached-home: axum-sqlx leads at")
+            && cached.contains("1.0 % above go")
+            && cached.contains("within the runs' spread, not a measured difference"),
+        "{cached}"
+    );
+    let compute = summary
+        .lines()
+        .find(|l| l.starts_with("**Compute.**"))
+        .expect("a paragraph for compute");
+    assert!(
+        compute.contains("compute: only go has a number, 1.00×"),
+        "{compute}"
+    );
+    assert!(summary.contains("**Uncached pages.**"), "{summary}");
+}
+
+#[test]
+fn the_drift_table_spans_every_apps_paired_go_runs() {
+    let markdown = read(reported(&batch()).path(), "report.md");
+    let rows = table_after(
+        &markdown,
+        "## How much the machine drifted during the batch",
+    );
+    let routes: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(routes, ROUTES.map(|(r, _, _)| r));
+    // home: go's and axum-sqlx's pacer runs, 9,900 / 10,000 / 10,100 each.
+    let base = ROUTES[0].2;
+    let (min, max) = (pacer_rate(base, 1), pacer_rate(base, 3));
+    assert_eq!(
+        rows[0][1..],
+        [
+            "6 of 6".to_owned(),
+            "9,900".to_owned(),
+            "10,000".to_owned(),
+            "10,100".to_owned(),
+            format!("{:.1} %", (max - min) / base * 100.0),
+        ]
+    );
+    assert_eq!(rows[0][5], "2.0 %");
+    // tag: axum-sqlx's three paired Go runs did not count.
+    assert_eq!(rows[2][1], "3 of 6");
+}
+
+#[test]
 fn report_shows_setup_failures_deviations_and_ceilings() {
-    let dir = reported(&batch());
+    let mut unpinned = batch();
+    unpinned.cpu_sets.unpinned =
+        vec!["load generator (taskset: Operation not permitted)".to_owned()];
+    let dir = reported(&unpinned);
     let markdown = read(dir.path(), "report.md");
     for expected in [
         "# blogbench report: batch 20261130021500",
@@ -282,17 +517,24 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         "12 cores",
         "Linux 6.1.0-test",
         "app 0-3",
-        "oha, 50 connections; per route a 5 s warm-up, then 3 × 20 s runs",
+        "NOT pinned: load generator (taskset: Operation not permitted)",
+        "| load          | oha, 50 connections",
+        "| rounds        | 3, each visiting every app once; per app and route a 5 s warm-up, then one 20 s run",
+        "the Go reference (go) on the app CPUs; per route a 2 s warm-up",
+        "environment WORKERS=4",
         "go 1.25.4",
         "91efb8f",
         "```sh\nblogbench bench --runs 3 --duration 20s\n```",
         "**How to read this.**",
+        "every body had the expected length",
+        "held all 50 connections",
+        "Medians and min–max ranges are over the rounds",
         "112 pages identical",
         "3 of 112 pages differ",
         // Latency: go home p50 = 0.9 × 50/10,000 s, p99 = 2 ×.
         "4.50 / 10.00",
-        "25 % of DB",
-        "of HTTP",
+        "25 % of the database ceiling",
+        "of the HTTP client ceiling",
         "axum 0.8.9",
         "### cot failed: parity",
         "first at \\<p\\> on /posts/hello-world",
@@ -304,21 +546,6 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
             "no {expected:?} in:\n{markdown}"
         );
     }
-
-    let invalid = table_after(&markdown, "### Invalid runs");
-    let reasons: Vec<(&str, &str, &str)> = invalid
-        .iter()
-        .map(|row| (row[0].as_str(), row[1].as_str(), row[4].as_str()))
-        .collect();
-    assert!(
-        reasons.contains(&("go", "detail", GO_INVALID_REASON)),
-        "{reasons:?}"
-    );
-    assert_eq!(
-        reasons.len(),
-        4,
-        "one invalid go run and three axum ones: {reasons:?}"
-    );
 
     let deviations = table_after(&markdown, "## Deviations");
     assert_eq!(
@@ -338,6 +565,130 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         .find(|row| row[0] == "cot")
         .expect("cot's settings row");
     assert_eq!(cot[1..4], ["10/4", "no / no", "5/3/4"]);
+    assert_eq!(cot[6], "WORKERS=4");
+    assert_eq!(settings[0][6], r"POOL\_MAX=16 WORKERS=4");
+}
+
+#[test]
+fn invalid_runs_of_the_app_and_of_its_paired_go_runs_are_listed_and_failed_apps_explained() {
+    let mut changed = batch();
+    let mut rocket = measured_app("rocket", 1.1, &[], &[]);
+    rocket.status = AppStatus::Failed {
+        stage: "after load".to_owned(),
+        reason: "2 of 112 pages changed under load".to_owned(),
+    };
+    rocket.parity_after_load = Some(Parity {
+        pages: 112,
+        mismatches: 2,
+        first_diff: Some(AFTER_LOAD_DIFF.to_owned()),
+    });
+    changed.apps.push(rocket);
+    let markdown = read(reported(&changed).path(), "report.md");
+
+    let invalid = table_after(&markdown, "### Invalid runs");
+    let rows: Vec<[&str; 4]> = invalid
+        .iter()
+        .map(|row| [&row[0], &row[1], &row[2], &row[5]].map(String::as_str))
+        .collect();
+    let mut expected = vec![["go", "detail", "app", GO_INVALID_REASON]];
+    expected.extend(
+        [[
+            "axum-sqlx",
+            "tag",
+            "paired Go run (pacer)",
+            PACER_INVALID_REASON,
+        ]; 3],
+    );
+    expected.extend([["axum-sqlx", "compute", "app", AXUM_INVALID_REASON]; 3]);
+    let mut sorted = rows.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected, "{markdown}");
+    let pacer_rounds: Vec<&str> = invalid
+        .iter()
+        .filter(|row| row[2] == "paired Go run (pacer)")
+        .map(|row| row[3].as_str())
+        .collect();
+    assert_eq!(pacer_rounds, ["1", "2", "3"]);
+
+    // The app that changed its pages under load: stage, reason, the diff; its runs kept.
+    for expected in [
+        "### rocket failed: after load",
+        "2 of 112 pages changed under load",
+        "After load, pages changed under load: 2 of 112 pages differ",
+        "```diff\n--- go /tags/rust\n+++ rocket /tags/rust",
+    ] {
+        assert!(
+            markdown.contains(expected),
+            "no {expected:?} in:\n{markdown}"
+        );
+    }
+    let apps = table_after(&markdown, "## Apps");
+    let rocket = apps.iter().find(|row| row[0] == "rocket").unwrap();
+    assert_eq!(
+        rocket[2..],
+        [
+            "failed: after load",
+            "112 pages identical",
+            "2 of 112 pages differ"
+        ]
+    );
+    let requests = table_after(&markdown, "Every route, median req/s");
+    assert_eq!(requests[3][1], "11,000", "{requests:?}");
+}
+
+#[test]
+fn an_app_above_a_ceilings_range_says_the_ceiling_did_not_hold() {
+    let mut outrun = batch();
+    outrun.ceilings.http = Some(Ceiling {
+        per_sec: 140_000.0,
+        how: "oha against a static 30 KB page".to_owned(),
+        runs: vec![130_000.0, 140_000.0, 155_000.0],
+        invalid: vec!["3 read errors".to_owned()],
+    });
+    // go: cached-home's median above the ceiling's median but within its runs; cached-detail
+    // above its highest run.
+    let (cached_home, cached_detail) = (ROUTES[3].2, ROUTES[4].2);
+    assert!(cached_home > 140_000.0 && cached_home <= 155_000.0);
+    assert!(cached_detail > 155_000.0);
+
+    let markdown = read(reported(&outrun).path(), "report.md");
+    let ceilings = table_after(&markdown, "## Ceilings");
+    assert_eq!(
+        ceilings[0][..4],
+        [
+            "HTTP client ceiling: oha against a static page the size of the home page",
+            "140,000",
+            "130,000–155,000",
+            "3 of 4",
+        ]
+    );
+    assert_eq!(
+        ceilings[1][..4],
+        [
+            "database ceiling: pgbench running the home page's statements",
+            "40,000",
+            "39,000–41,000",
+            "3 of 3",
+        ]
+    );
+    let shares = nth_table_after(&markdown, "## Ceilings", 1);
+    assert_eq!(shares[0][0], "go");
+    assert_eq!(shares[0][1], "25 % of the database ceiling");
+    assert_eq!(shares[0][4], "at the HTTP client ceiling");
+    assert_eq!(
+        shares[0][5],
+        "above the HTTP client ceiling's range: the ceiling did not hold"
+    );
+    for cell in shares.iter().flat_map(|row| &row[1..]) {
+        let share: Option<f64> = cell.split(" %").next().and_then(|n| n.parse().ok());
+        assert!(
+            share.is_none_or(|s| s <= 100.0),
+            "a share above 100 %: {cell}"
+        );
+    }
+    let invalid = table_after(&markdown, "### Invalid ceiling runs");
+    assert_eq!(invalid[0][1], "3 read errors");
 }
 
 #[test]
@@ -359,14 +710,16 @@ fn html_escapes_everything_from_the_batch_and_inlines_the_charts() {
 }
 
 #[test]
-fn charts_are_standalone_svg_naming_every_app() {
+fn charts_are_standalone_svg_naming_every_app_with_whiskers_on_the_req_s_bars() {
     let dir = reported(&batch());
-    for chart in [
-        "requests-per-sec-uncached.svg",
-        "requests-per-sec-cached.svg",
-        "requests-per-sec-compute.svg",
-        "latency.svg",
-        "memory.svg",
+    // One whisker per bar with a valid run: go's and axum-sqlx's, not cot's (failed), nor
+    // axum-sqlx's compute (no valid run); none on latency or memory.
+    for (chart, whiskers) in [
+        ("requests-per-sec-uncached.svg", 2 * 3),
+        ("requests-per-sec-cached.svg", 2 * 2),
+        ("requests-per-sec-compute.svg", 1),
+        ("latency.svg", 0),
+        ("memory.svg", 0),
     ] {
         let svg = read(dir.path(), chart);
         assert!(svg.starts_with("<svg"), "{chart}");
@@ -378,6 +731,13 @@ fn charts_are_standalone_svg_naming_every_app() {
             );
         }
         assert!(svg.contains("failed: parity"), "{chart}");
+        // Whiskers are the only dark grey lines.
+        assert_eq!(
+            svg.matches(r##"<polyline fill="none" opacity="1" stroke="#333333""##)
+                .count(),
+            whiskers,
+            "{chart}:\n{svg}"
+        );
     }
     let uncached = read(dir.path(), "requests-per-sec-uncached.svg");
     assert!(uncached.contains("req/s · higher is better"));
@@ -408,29 +768,80 @@ fn a_stopped_batch_reports_what_it_has() {
     assert!(!dir.path().join("latency.svg").exists());
 }
 
+/// A `results.json` from before the pacer, pinning records and ceiling runs still reports,
+/// and says why it has no ratio, no drift and no ceiling range.
+#[test]
+fn a_batch_recorded_before_the_pacer_still_reports() {
+    let mut json = serde_json::to_value(batch()).unwrap();
+    json.as_object_mut().unwrap().remove("pacer");
+    json["cpu_sets"].as_object_mut().unwrap().remove("unpinned");
+    for pointer in ["/ceilings/http", "/ceilings/database/home"] {
+        let ceiling = json.pointer_mut(pointer).unwrap().as_object_mut().unwrap();
+        ceiling.remove("runs");
+        ceiling.remove("invalid");
+    }
+    for app in json["apps"].as_array_mut().unwrap() {
+        let app = app.as_object_mut().unwrap();
+        app.remove("env");
+        app.remove("parity_after_load");
+        for route in app["routes"].as_array_mut().unwrap() {
+            let route = route.as_object_mut().unwrap();
+            route.remove("pacer_runs");
+            route.remove("expected_bytes");
+            for run in route["runs"].as_array_mut().unwrap() {
+                let run = run.as_object_mut().unwrap();
+                run.remove("body_bytes");
+                run.remove("wrong_length");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("results.json"), json.to_string()).unwrap();
+    report::write(dir.path(), None).unwrap();
+    let markdown = read(dir.path(), "report.md");
+
+    let ratios = table_after(&markdown, "## Ratio to Go");
+    assert_eq!(ratios[1][1], "— no Go run was paired with it");
+    assert!(markdown.contains("This batch ran without the pacer, so no cell has a ratio."));
+    assert!(
+        markdown.contains("This batch recorded no paired Go runs"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("none: this batch ran no paired Go runs"));
+    let ceilings = table_after(&markdown, "## Ceilings");
+    assert_eq!(ceilings[0][1..3], ["300,000", "— runs not recorded"]);
+    // The summary ranks by req/s when there is no ratio.
+    assert!(
+        markdown.contains(
+            "home, by median req/s as not every app has a paired Go run: axum-sqlx leads"
+        )
+    );
+}
+
 /// `batch` with every req/s of axum-sqlx's home page multiplied by `factor`.
 fn with_axum_home_scaled(factor: f64) -> Batch {
     let mut changed = batch();
     changed.id = "20261201000000".to_owned();
-    let axum = changed
-        .apps
-        .iter_mut()
-        .find(|a| a.name == "axum-sqlx")
-        .unwrap();
-    let home = axum.routes.iter_mut().find(|r| r.route == "home").unwrap();
-    for run in &mut home.runs {
+    for run in &mut route_mut(&mut changed, "axum-sqlx", "home").runs {
         run.requests_per_sec *= factor;
     }
     changed
+}
+
+/// The table row of axum-sqlx's home page in a comparison.
+fn axum_home_row(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.starts_with("| axum-sqlx") && l.contains("| home "))
+        .unwrap_or_else(|| panic!("no axum-sqlx home row in:\n{text}"))
 }
 
 #[test]
 fn compare_flags_a_change_outside_the_band() {
     let before = reported(&batch());
     let after = reported(&with_axum_home_scaled(1.2));
-    assert!(!report::compare(before.path(), after.path()).unwrap());
+    assert!(!report::compare(before.path(), after.path(), false).unwrap());
 
-    let comparison = Comparison::of(&batch(), &with_axum_home_scaled(1.2));
+    let comparison = Comparison::of(&batch(), &with_axum_home_scaled(1.2), false).unwrap();
     assert!(!comparison.within_band);
     let flagged: Vec<&str> = comparison
         .text
@@ -440,32 +851,77 @@ fn compare_flags_a_change_outside_the_band() {
     assert_eq!(flagged.len(), 1, "{}", comparison.text);
     assert!(flagged[0].contains("axum-sqlx") && flagged[0].contains("home"));
     assert!(flagged[0].contains("+20.0 % !"), "{}", flagged[0]);
+    // Runs within ±2 %: the band is the 15 % floor.
+    assert!(flagged[0].contains("±15.0 %"), "{}", flagged[0]);
 }
 
 #[test]
 fn compare_accepts_changes_within_the_band() {
     let before = reported(&batch());
     let after = reported(&with_axum_home_scaled(1.1));
-    assert!(report::compare(before.path(), after.path()).unwrap());
-    let comparison = Comparison::of(&batch(), &with_axum_home_scaled(1.1));
+    assert!(report::compare(before.path(), after.path(), false).unwrap());
+    let comparison = Comparison::of(&batch(), &with_axum_home_scaled(1.1), false).unwrap();
     assert!(comparison.text.contains("+10.0 %"), "{}", comparison.text);
     assert!(!comparison.text.contains(" !"), "{}", comparison.text);
 }
 
 #[test]
-fn compare_lists_apps_in_one_batch_only() {
-    let mut after = batch();
-    after.apps.retain(|a| a.name != "go");
-    let comparison = Comparison::of(&batch(), &after);
+fn the_band_widens_to_a_batchs_own_spread() {
+    let runs = [7_000.0, 10_000.0, 13_000.0];
+    let noisy = |factor: f64| {
+        let mut noisy = batch();
+        let home = route_mut(&mut noisy, "axum-sqlx", "home");
+        for (run, rate) in home.runs.iter_mut().zip(runs) {
+            run.requests_per_sec = rate * factor;
+        }
+        noisy
+    };
+    // (max − min) / median of the runs, the same in both batches.
+    let spread = (runs[2] - runs[0]) / runs[1];
+    let comparison = Comparison::of(&noisy(1.0), &noisy(1.2), false).unwrap();
+    let row = axum_home_row(&comparison.text);
+    assert!(row.contains("+20.0 %"), "{row}");
+    assert!(row.contains(&format!("±{:.1} %", spread * 100.0)), "{row}");
+    assert!(!row.contains(" !"), "{row}");
     assert!(comparison.within_band, "{}", comparison.text);
+
+    // Only the after batch is noisy: its spread is the band all the same.
+    let comparison = Comparison::of(&with_axum_home_scaled(1.2), &noisy(1.0), false).unwrap();
+    let row = axum_home_row(&comparison.text);
+    assert!(row.contains(&format!("±{:.1} %", spread * 100.0)), "{row}");
+    assert!(!row.contains(" !"), "{row}");
+}
+
+#[test]
+fn compare_refuses_batches_measured_differently_unless_forced() {
+    let mut wider = batch();
+    wider.id = "20261201000000".to_owned();
+    wider.settings.connections = 100;
+    let difference = "connections: 50 (before) → 100 (after)";
+    assert_eq!(report::differences(&batch(), &wider), [difference]);
+    assert!(report::differences(&batch(), &with_axum_home_scaled(1.2)).is_empty());
+
+    let refused = Comparison::of(&batch(), &wider, false).unwrap_err();
+    let refused = format!("{refused:#}");
     assert!(
-        comparison
-            .text
-            .lines()
-            .any(|l| l.contains("go") && l.contains("only in before")),
-        "{}",
-        comparison.text
+        refused.contains(difference) && refused.contains("--force"),
+        "{refused}"
     );
+
+    let before = reported(&batch());
+    let after = reported(&wider);
+    assert!(report::compare(before.path(), after.path(), false).is_err());
+    // Forced: the same numbers, within the band.
+    assert!(report::compare(before.path(), after.path(), true).unwrap());
+
+    let forced = Comparison::of(&batch(), &wider, true).unwrap();
+    assert_eq!(forced.differences, [difference]);
+    let listed = forced
+        .text
+        .find(&format!("- {difference}"))
+        .expect("the differences listed");
+    let table = forced.text.find("| app").expect("the comparison table");
+    assert!(listed < table, "{}", forced.text);
 }
 
 /// Headless Chromium opens `report.html` and screenshots it: the charts must be drawn, in
@@ -493,7 +949,7 @@ fn chromium_renders_the_charts() {
             "--disable-component-update",
             "--disable-sync",
             "--no-first-run",
-            "--window-size=1280,2000",
+            "--window-size=1280,4000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--screenshot={}", screenshot.display()))
@@ -522,7 +978,7 @@ fn chromium_renders_the_charts() {
     assert_eq!(info.bit_depth, png::BitDepth::Eight);
     let channels = info.color_type.samples();
     assert!(channels >= 3, "{:?}", info.color_type);
-    assert_eq!((info.width, info.height), (1280, 2000));
+    assert_eq!((info.width, info.height), (1280, 4000));
 
     // The page itself is greys; only drawn chart bars are strongly coloured.
     let mut colours: BTreeMap<[u8; 3], usize> = BTreeMap::new();

@@ -1,4 +1,4 @@
-//! The Redis page cache (SPEC §3) the sqlx apps share: key `page:<path>`, value the raw
+//! The Redis page cache (docs/spec.md §3.5) the sqlx apps share: key `page:<path>`, value the raw
 //! HTML. Not framework idiom, so it lives once: each app decides where a `PageCache` lives
 //! (one per process, or one per actix worker) and when to use it.
 //!

@@ -1,5 +1,5 @@
-//! The blog's tables as Rustango models (SPEC §2), read by both Rustango apps, and what turns
-//! their rows into the shared view rows (`shared-sql`) the templates render.
+//! The blog's tables as Rustango models (docs/spec.md §2), read by both Rustango apps, and what
+//! turns their rows into the shared view rows (`shared-sql`) the templates render.
 //!
 //! Read-only: the seed creates and fills the tables, so nothing here migrates or saves.
 //! Columns keep the seed's types (`integer` keys → `i32`). `post_tags` has no single-column

@@ -1,6 +1,7 @@
-//! Each page's querysets, in SPEC §3's order, on one connection (`_on(&mut conn)`): what
-//! both Rustango apps send for a page. They return the same rows as the sqlx apps' queries
-//! (`shared_sql::pages`), which `templates::views` turns into the page's view.
+//! Each page's querysets, in the order of docs/spec.md §3, on one connection
+//! (`_on(&mut conn)`): what both Rustango apps send for a page. They return the same rows as
+//! the sqlx apps' queries (`shared_sql::pages`), which `templates::views` turns into the page's
+//! view.
 //!
 //! SQL differs from Go's text (Rustango writes its own): `LEFT JOIN` for `select_related`,
 //! `ORDER BY id LIMIT 1` from `first_on`, and every column of a model.

@@ -1,4 +1,4 @@
-//! The SPEC §2 data set, generated from a fixed PRNG seed as PostgreSQL COPY text.
+//! The data set of docs/spec.md §2, generated from a fixed PRNG seed as PostgreSQL COPY text.
 //!
 //! The COPY text is also what the checksum covers: `COPY (SELECT … ORDER BY id) TO STDOUT`
 //! on a loaded database yields the same bytes, so the database's checksum is computed from
@@ -17,7 +17,7 @@ pub const POSTS: usize = 1_000;
 pub const POST_TAGS: usize = 2_600;
 pub const COMMENTS: usize = 10_000;
 
-/// The body of the comment every app must escape identically (SPEC §2).
+/// The body of the comment every app must escape identically (docs/spec.md §2).
 pub const XSS_COMMENT: &str = "<script>alert(\"xss\")</script>";
 
 /// One table's rows as COPY text, and how to read them back in the same order.

@@ -1,4 +1,4 @@
-//! `seed`: the SPEC's data in database `blogbench`.
+//! `seed`: the data of docs/spec.md §2 in database `blogbench`.
 //!
 //! ```text
 //! seed            # load the data unless the database already holds exactly it (default)

@@ -1,4 +1,4 @@
--- The SPEC §2 schema. Indexes are created after the COPY (faster load); see `INDEXES`.
+-- The schema of docs/spec.md §2. Indexes are created after the COPY (faster load); see `INDEXES`.
 DROP TABLE IF EXISTS comments, post_tags, posts, tags, authors;
 
 CREATE TABLE authors (

@@ -1,6 +1,6 @@
 //! The SQL text every sqlx-based app sends, byte for byte the text the Go reference sends
 //! (`go-reference/queries.go`; a test below fails when the two differ), and the rows it
-//! returns. Query counts per page follow SPEC §3: home 3, post 3, tag 4.
+//! returns. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4.
 
 pub mod pages;
 

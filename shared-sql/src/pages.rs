@@ -1,6 +1,6 @@
-//! Each page's statements, in SPEC §3's order, on one connection: what the sqlx 0.8 apps
-//! (axum-sqlx, actix-sqlx) send for a page. The apps differ only in how a request gets its
-//! connection; `templates::views` turns these rows into the page's view.
+//! Each page's statements, in the order of docs/spec.md §3, on one connection: what the sqlx
+//! 0.8 apps (axum-sqlx, actix-sqlx) send for a page. The apps differ only in how a request gets
+//! its connection; `templates::views` turns these rows into the page's view.
 
 use crate::{
     COMMENT_COUNTS, COMMENTS_OF_POST, Comment, CommentCount, HOME_POSTS, POST_BY_SLUG, Post,

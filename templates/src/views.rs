@@ -1,5 +1,5 @@
 //! The data each page template renders, built from the rows of `shared-sql`. Dates are
-//! formatted here (SPEC §2: `YYYY-MM-DD`, comment times `YYYY-MM-DD HH:MM`, UTC) so every
+//! formatted here (docs/spec.md §2: `YYYY-MM-DD`, comment times `YYYY-MM-DD HH:MM`, UTC) so every
 //! engine prints the same text.
 
 use chrono::{DateTime, Utc};

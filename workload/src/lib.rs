@@ -1,11 +1,12 @@
 //! What every blogbench app does alike besides SQL and HTML: the environment it reads
-//! (SPEC §1) and the `/compute` route's function (SPEC §3). Go's reference app implements
-//! the same two things in `go-reference/config.go` and `go-reference/compute.go`.
+//! (docs/spec.md §1) and the `/compute` route's function (docs/spec.md §3.6). Go's reference
+//! app implements the same two things in `go-reference/config.go` and
+//! `go-reference/compute.go`.
 
 use std::env;
 use std::fmt;
 
-/// The settings every app reads from its environment, with the SPEC's defaults.
+/// The settings every app reads from its environment, with the defaults of docs/spec.md §1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub database_url: String,
@@ -22,6 +23,9 @@ pub const DEFAULT_DATABASE_URL: &str =
     "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable";
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub const DEFAULT_WORKERS: u32 = 4;
+pub const DEFAULT_POOL_MAX: u32 = 16;
+pub const DEFAULT_POOL_MIN: u32 = 4;
 
 /// A setting whose value is not what it must be; the message names the variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,9 +59,9 @@ impl Config {
             database_url: text("DATABASE_URL", DEFAULT_DATABASE_URL),
             redis_url: text("REDIS_URL", DEFAULT_REDIS_URL),
             bind: text("BIND", DEFAULT_BIND),
-            workers: number("WORKERS", 4)? as usize,
-            pool_max: number("POOL_MAX", 16)?,
-            pool_min: number("POOL_MIN", 4)?,
+            workers: number("WORKERS", DEFAULT_WORKERS)? as usize,
+            pool_max: number("POOL_MAX", DEFAULT_POOL_MAX)?,
+            pool_min: number("POOL_MIN", DEFAULT_POOL_MIN)?,
         };
         if config.pool_min > config.pool_max {
             return Err(ConfigError(format!(
@@ -141,8 +145,8 @@ fn unescape(text: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The sum of the primes below `n`, by i64 trial division on every call (SPEC §3: the work
-/// is the point, so no sieve and no caching).
+/// The sum of the primes below `n`, by i64 trial division on every call (docs/spec.md §3.6: the
+/// work is the point, so no sieve and no caching).
 pub fn sum_of_primes_below(n: i64) -> i64 {
     (2..n)
         .filter(|&i| {

@@ -1,4 +1,5 @@
-//! The blog on actix-web 4, sqlx (PostgreSQL), Tera and redis: the SPEC's six routes.
+//! The blog on actix-web 4, sqlx (PostgreSQL), Tera and redis: the six
+//! routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=actix-sqlx` (services, data, release build), or by hand:
 //!

@@ -1,4 +1,5 @@
-//! The blog on axum 0.8, sqlx (PostgreSQL), Tera and redis: the SPEC's six routes.
+//! The blog on axum 0.8, sqlx (PostgreSQL), Tera and redis: the six routes of
+//! docs/spec.md §3.
 //!
 //! Run it with `make up APP=axum-sqlx` (services, data, release build), or by hand:
 //!

@@ -1,4 +1,4 @@
-//! The six routes, in SPEC order, and the error → response mapping.
+//! The six routes, in the order of docs/spec.md §3, and the error → response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;

@@ -1,5 +1,5 @@
-//! The models (Cot's ORM over the SPEC's tables), the lazily opened database, and the
-//! queries of each page.
+//! The models (Cot's ORM over the tables of docs/spec.md §2), the lazily opened database, and
+//! the queries of each page.
 //!
 //! Cot's query API has `filter`, `limit`, `offset` and `count`, and nothing else: no ORDER BY,
 //! no JOIN, no IN, no GROUP BY. So each page is built the way a Cot user builds it: one query
@@ -21,10 +21,10 @@ use std::time::Duration;
 use templates::views::{self, HomePage, PostPage, TagPage};
 use tokio::sync::OnceCell;
 
-// The SPEC's tables. An application model's table is `<crate>__<name>` (`cot_blog__posts`);
-// only `model_type = "internal"` (documented as "used internally by Cot … should never be
-// used outside Cot code") takes `table_name` as it is. Internal models also stay out of the
-// migration generator, which suits tables the seed owns.
+// The tables of docs/spec.md §2. An application model's table is `<crate>__<name>`
+// (`cot_blog__posts`); only `model_type = "internal"` (documented as "used internally by Cot …
+// should never be used outside Cot code") takes `table_name` as it is. Internal models also
+// stay out of the migration generator, which suits tables the seed owns.
 
 #[model(model_type = "internal", table_name = "authors")]
 pub struct Author {

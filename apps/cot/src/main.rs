@@ -1,5 +1,5 @@
 //! The blog on Cot 0.7: its ORM (PostgreSQL), askama templates (`cot::Template`) and its
-//! Redis cache: the SPEC's six routes.
+//! Redis cache: the six routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=cot` (services, data, release build), or by hand:
 //!

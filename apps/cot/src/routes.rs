@@ -1,11 +1,13 @@
-//! The six routes, in SPEC order, their templates, and the project's error page handler.
+//! The six routes, in the order of docs/spec.md §3, their templates, and the project's error
+//! page handler.
 
 use crate::db::{self, Db};
 use cot::cache::Cache;
 use cot::error::NotFound;
 use cot::error::handler::RequestError;
 use cot::html::Html;
-use cot::request::extractors::{Path, UrlQuery};
+use cot::request::RequestHead;
+use cot::request::extractors::Path;
 use cot::response::{IntoResponse, Response};
 use cot::{StatusCode, Template};
 use std::ops::Deref;
@@ -42,13 +44,10 @@ pub async fn cached_post(db: Db, cache: Cache, Path(slug): Path<String>) -> cot:
     cached(&cache, key, async || post_html(db, &slug).await).await
 }
 
-/// The first `n` counts, as in Go's `URL.Query().Get`.
-pub async fn compute(UrlQuery(params): UrlQuery<Vec<(String, String)>>) -> cot::Result<Response> {
-    let n = params
-        .iter()
-        .find(|(key, _)| key == "n")
-        .map(|(_, value)| value.as_str());
-    match workload::parse_n(n) {
+/// The raw query, read by the rule every app shares (Go's `parseN`): Cot's `UrlQuery` decodes
+/// with other rules (it splits on `;`, for one).
+pub async fn compute(head: RequestHead) -> cot::Result<Response> {
+    match workload::parse_n_query(head.uri.query()) {
         Ok(n) => workload::compute_body(n).into_response(),
         Err(message) => message.with_status(StatusCode::BAD_REQUEST).into_response(),
     }
@@ -107,7 +106,8 @@ fn cache_ok() {
 }
 
 /// The project's error page handler: unknown paths and slugs get the shared 404 page, a
-/// database failure `database unavailable` (SPEC), anything else its status as plain text.
+/// database failure `database unavailable` (docs/spec.md §3.8), anything else its status as
+/// plain text.
 pub async fn error_page(error: RequestError) -> cot::Result<Response> {
     match error.status_code() {
         StatusCode::NOT_FOUND => Html::new(NotFoundHtml.render()?)

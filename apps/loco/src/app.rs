@@ -80,7 +80,8 @@ impl Hooks for App {
     }
 
     /// None of Loco's default stack (request id, logger, etag, powered-by, fallback page,
-    /// timeouts, payload limit, catch-panic…): the SPEC allows only Go's headers and bodies.
+    /// timeouts, payload limit, catch-panic…): docs/spec.md §3 allows only Go's headers and
+    /// bodies.
     fn middlewares(_ctx: &AppContext) -> Vec<Box<dyn MiddlewareLayer>> {
         vec![]
     }

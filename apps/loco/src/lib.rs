@@ -1,5 +1,5 @@
-//! The blog on Loco 1.2 (axum 0.8), SeaORM 2 (PostgreSQL), Tera 2 and Loco's Redis cache:
-//! the SPEC's six routes, written as a Loco app (`app.rs`: the `Hooks`; `controllers/`,
+//! The blog on Loco 1.2 (axum 0.8), SeaORM 2 (PostgreSQL), Tera 2 and Loco's Redis cache: the
+//! six routes of docs/spec.md §3, written as a Loco app (`app.rs`: the `Hooks`; `controllers/`,
 //! `models/`, `views.rs`, `initializers/`; `config/production.yaml`).
 //!
 //! Run it with `make up APP=loco` (services, data, release build), or by hand:

@@ -1,5 +1,5 @@
 //! The database (`Connection<Db>`: one pool connection per request), the pool behind it, and
-//! the queries of each page (SPEC §3: 3/3/4).
+//! the queries of each page (docs/spec.md §3: 3/3/4).
 
 use crate::rows;
 use rocket::figment::Figment;

@@ -1,5 +1,5 @@
 //! The blog on Rocket 0.5, rocket_db_pools (sqlx, PostgreSQL), rocket_dyn_templates (Tera)
-//! and redis: the SPEC's six routes.
+//! and redis: the six routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rocket` (services, data, release build), or by hand:
 //!

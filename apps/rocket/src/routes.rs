@@ -1,4 +1,5 @@
-//! The six routes, in SPEC order, the catchers, and the error → status mapping.
+//! The six routes, in the order of docs/spec.md §3, the catchers, and the error → status
+//! mapping.
 
 use crate::db::{self, Db};
 use page_cache::PageCache;

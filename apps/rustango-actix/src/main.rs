@@ -1,5 +1,5 @@
 //! The blog on actix-web 4 with the Rustango ORM, Rustango's Redis cache and Tera: the
-//! SPEC's six routes.
+//! six routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rustango-actix` (services, data, release build), or by hand:
 //!

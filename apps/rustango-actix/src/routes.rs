@@ -1,4 +1,4 @@
-//! The six routes, in SPEC order, and the error → response mapping.
+//! The six routes, in the order of docs/spec.md §3, and the error → response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
@@ -113,7 +113,7 @@ fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<Str
         .render(template, &tera::Context::from_serialize(view)?)
 }
 
-/// A whole body, so actix sends a `Content-Length` (no chunked responses, SPEC §3).
+/// A whole body, so actix sends a `Content-Length` (no chunked responses, docs/spec.md §3.8).
 fn html(page: impl MessageBody + 'static) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(ContentType::html())

@@ -1,5 +1,5 @@
 //! The blog on axum 0.8 with the Rustango ORM, Rustango's page cache on Redis, and Tera:
-//! the SPEC's six routes.
+//! the six routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rustango-axum` (services, data, release build), or by hand:
 //!

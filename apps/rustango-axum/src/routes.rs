@@ -1,6 +1,6 @@
-//! The routes, in SPEC order, and the error → response mapping. The two cached routes have
-//! no handlers of their own: `main.rs` serves them with `home` and `post` behind Rustango's
-//! `CachePageLayer`.
+//! The routes, in the order of docs/spec.md §3, and the error → response mapping. The two
+//! cached routes have no handlers of their own: `main.rs` serves them with `home` and `post`
+//! behind Rustango's `CachePageLayer`.
 
 use crate::AppState;
 use crate::db::DbConn;

@@ -1,17 +1,26 @@
-//! Admission: which runs count.
+//! Admission (docs/spec.md §5): which runs count. A run counts only when every condition
+//! holds; the reason of one that does not lists every condition that failed.
 
 use super::loadgen::LoadRun;
 use std::collections::BTreeMap;
 
-/// Seed 003's admission rule: a run counts only with no connection, read or protocol
-/// errors, only 200s (no route in the benchmark is meant to give a 4xx), and every
-/// connection established.
-pub fn admission(load: &LoadRun, connections: u32, connections_reached: u32) -> Option<String> {
+/// What a run is held to.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected {
+    /// The load generator's connections: the app must hold all of them.
+    pub connections: u32,
+    /// The body length of the page the parity gate fetched for the path.
+    pub body_bytes: Option<u64>,
+}
+
+/// `None` when the run counts, else every reason it does not.
+pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> Option<String> {
+    let mut reasons = Vec::new();
     if load.requests == 0 {
-        return Some("no responses".to_owned());
+        reasons.push("no responses".to_owned());
     }
     if !load.errors.is_empty() {
-        return Some(format!("errors: {}", summarise(&load.errors)));
+        reasons.push(format!("errors: {}", summarise(&load.errors)));
     }
     let non_200: BTreeMap<String, u64> = load
         .status_codes
@@ -20,14 +29,36 @@ pub fn admission(load: &LoadRun, connections: u32, connections_reached: u32) -> 
         .map(|(code, n)| (code.clone(), *n))
         .collect();
     if !non_200.is_empty() {
-        return Some(format!("non-200 responses: {}", summarise(&non_200)));
+        reasons.push(format!("non-200 responses: {}", summarise(&non_200)));
     }
-    if connections_reached < connections {
-        return Some(format!(
-            "reached {connections_reached} of {connections} connections"
+    if let Some(expected_bytes) = expected.body_bytes {
+        reasons.extend(body_lengths(load, expected_bytes));
+    }
+    if connections_held < expected.connections {
+        reasons.push(format!(
+            "the app held {connections_held} of {} connections",
+            expected.connections
         ));
     }
-    None
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+/// Bodies of another length than the parity page's: counted by the load generator (wrk),
+/// or seen in the total (oha: total body bytes must be responses × the expected length).
+fn body_lengths(load: &LoadRun, expected_bytes: u64) -> Option<String> {
+    if let Some(wrong) = load.wrong_length.filter(|&n| n > 0) {
+        return Some(format!(
+            "{wrong} responses with a body other than {expected_bytes} bytes"
+        ));
+    }
+    let total = load.body_bytes?;
+    let responses: u64 = load.status_codes.values().sum();
+    (total != responses * expected_bytes).then(|| {
+        format!(
+            "body bytes {total} ≠ {responses} responses × {expected_bytes} (mean {:.1} bytes)",
+            total as f64 / responses.max(1) as f64
+        )
+    })
 }
 
 fn summarise(counts: &BTreeMap<String, u64>) -> String {
@@ -42,32 +73,73 @@ fn summarise(counts: &BTreeMap<String, u64>) -> String {
 mod tests {
     use super::*;
 
+    const EXPECTED: Expected = Expected {
+        connections: 50,
+        body_bytes: Some(1000),
+    };
+
     fn load(codes: &[(&str, u64)], errors: &[(&str, u64)]) -> LoadRun {
+        let responses: u64 = codes.iter().map(|(_, n)| n).sum();
         LoadRun {
-            requests: 100,
+            requests: responses + errors.iter().map(|(_, n)| n).sum::<u64>(),
             status_codes: codes.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
             errors: errors.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            body_bytes: Some(responses * 1000),
             ..LoadRun::default()
         }
     }
 
     #[test]
     fn admits_only_clean_runs() {
-        assert_eq!(admission(&load(&[("200", 100)], &[]), 50, 50), None);
+        assert_eq!(admission(&load(&[("200", 100)], &[]), EXPECTED, 50), None);
         assert!(
-            admission(&load(&[("200", 99), ("503", 1)], &[]), 50, 50)
+            admission(&load(&[("200", 99), ("503", 1)], &[]), EXPECTED, 50)
                 .unwrap()
                 .contains("503")
         );
         assert!(
-            admission(&load(&[("200", 99)], &[("connection reset", 1)]), 50, 50)
-                .unwrap()
-                .contains("errors")
+            admission(
+                &load(&[("200", 99)], &[("connection reset", 1)]),
+                EXPECTED,
+                50
+            )
+            .unwrap()
+            .contains("errors")
         );
         assert!(
-            admission(&load(&[("200", 100)], &[]), 50, 42)
+            admission(&load(&[("200", 100)], &[]), EXPECTED, 42)
                 .unwrap()
-                .contains("42 of 50")
+                .contains("held 42 of 50")
         );
+    }
+
+    #[test]
+    fn lists_every_failed_condition() {
+        let reason = admission(&load(&[("200", 90), ("500", 10)], &[]), EXPECTED, 10).unwrap();
+        assert!(reason.contains("500 ×10"), "{reason}");
+        assert!(reason.contains("held 10 of 50"), "{reason}");
+    }
+
+    #[test]
+    fn checks_body_lengths() {
+        let mut short = load(&[("200", 100)], &[]);
+        short.body_bytes = Some(100 * 1000 - 7);
+        let reason = admission(&short, EXPECTED, 50).unwrap();
+        assert!(reason.contains("body bytes 99993"), "{reason}");
+        let counted = LoadRun {
+            body_bytes: None,
+            wrong_length: Some(3),
+            ..load(&[("200", 100)], &[])
+        };
+        assert!(
+            admission(&counted, EXPECTED, 50)
+                .unwrap()
+                .contains("3 responses with a body other than 1000 bytes")
+        );
+        let unchecked = Expected {
+            body_bytes: None,
+            ..EXPECTED
+        };
+        assert_eq!(admission(&short, unchecked, 50), None);
     }
 }

@@ -1,24 +1,28 @@
-//! The fair benchmark (SPEC §5): one app at a time, pinned CPUs, parity gate, warm-up,
-//! repeated runs, admission, and `results/<batch>/results.json` saved after every run.
+//! The fair benchmark (docs/spec.md §5): rounds that each visit every app once, in a rotated
+//! order; per visit a fresh start, the parity gate, and per route a warm-up and a run, with
+//! a Go run on the same route right after it (the pacer); parity again after the load;
+//! `results/<batch>/results.json` saved after every run.
 
-use super::admission::admission;
+use super::admission::{Expected, admission};
 use super::ceilings;
 use super::loadgen::Loadgen;
-use super::sampler::Sampler;
+use super::sampler::{Sampler, measured_window};
 use super::setup::{git_commit, machine, tools};
 use crate::parity::{self, Fetched};
 use crate::progress::Progress;
 use crate::results::{
-    AppResult, AppStatus, Batch, Ceilings, CpuSets, Parity, RouteResult, Run, Settings,
+    AppResult, AppStatus, Batch, Ceilings, CpuSets, Pacer, Parity, RouteResult, Run, Settings,
 };
 use crate::routes;
 use crate::stack::apps::{self, App};
-use crate::stack::cpus::{CpuSplit, PinnedServices, format_list};
+use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
 use crate::stack::page_cache;
+use crate::stack::processes::{local_ports, process_tree};
 use crate::stack::server::RunningApp;
 use crate::stack::services;
 use anyhow::{Context, Result, bail, ensure};
 use sqlx::PgConnection;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -29,24 +33,43 @@ pub struct Options {
     pub connections: u32,
     pub duration: Duration,
     pub warmup: Duration,
-    pub runs: u32,
+    /// The pacer's warm-up before each of its runs (it has been running since the batch
+    /// started; this only moves it to the route).
+    pub pacer_warmup: Duration,
+    pub rounds: u32,
     pub quick: bool,
     pub loadgen: Loadgen,
     pub cpus: CpuSplit,
+    /// Run even when `taskset` cannot pin everything, and say so in the results.
+    pub allow_unpinned: bool,
     pub results_dir: PathBuf,
     pub command: String,
 }
+
+/// Variables that shape an app when set in the harness's environment; recorded with the
+/// ones the harness sets.
+const INHERITED_ENV: [&str; 6] = [
+    "DATABASE_URL",
+    "REDIS_URL",
+    "POOL_MODE",
+    "PING_ON_ACQUIRE",
+    "GOGC",
+    "GOMAXPROCS",
+];
 
 /// What every step of a batch needs.
 struct Batcher<'a> {
     options: &'a Options,
     dir: PathBuf,
     batch: Batch,
+    /// The Go reference's parity pages, fetched once per batch.
     reference: Vec<Fetched>,
     paths: Vec<String>,
     runtime: tokio::runtime::Runtime,
     monitor: PgConnection,
-    baseline_connections: i64,
+    baseline_connections: usize,
+    /// The Go reference running beside the app under test.
+    pacer: Option<RunningApp>,
     progress: Progress,
     interrupted: &'a AtomicBool,
 }
@@ -71,15 +94,33 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     );
     page_cache::clear()?;
 
+    let pinned = PinnedServices::pin(&options.cpus.services)?;
+    let mut unpinned = pinned.unpinned.clone();
+    // The sampler and the progress output run in this process: keep them off the app's CPUs.
+    if let Err(err) = pin_process(std::process::id(), &options.cpus.load) {
+        unpinned.push(format!("blogbench itself: {err:#}"));
+    }
+    if !unpinned.is_empty() && !options.allow_unpinned {
+        bail!(
+            "cannot pin: {}; fix it, or run with --allow-unpinned to benchmark anyway (the report then says so)",
+            unpinned.join("; ")
+        );
+    }
+
     let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let dir = options.results_dir.join(&id);
     std::fs::create_dir_all(dir.join("raw"))
         .with_context(|| format!("create {}", dir.display()))?;
-    let batch = new_batch(options, id, expected, &runtime)?;
+    let mut batch = new_batch(options, id, expected, &runtime)?;
+    batch.cpu_sets.unpinned = unpinned;
     batch.save(&dir)?;
 
-    let total_runs = options.apps.len() * options.routes.len() * (options.runs as usize + 1);
-    let progress = Progress::new(total_runs as u64, "runs");
+    let runs_per_round = options.apps.len() * options.routes.len() * 2;
+    let ceiling_steps = 1 + ceilings::PAGES.len();
+    let progress = Progress::new(
+        (ceiling_steps + runs_per_round * options.rounds as usize) as u64,
+        "steps",
+    );
     let mut cx = Batcher {
         options,
         dir,
@@ -89,27 +130,41 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         runtime,
         monitor,
         baseline_connections: 0,
+        pacer: None,
         progress,
         interrupted,
     };
-    cx.baseline_connections = cx.blogbench_connections()?;
-    let pinned = PinnedServices::pin(&options.cpus.services)?;
     cx.fetch_reference()?;
+    cx.start_pacer()?;
+    cx.baseline_connections = cx.blogbench_connections()?;
     cx.measure_ceilings()?;
+    'rounds: for round in 1..=options.rounds {
+        // Each round starts one app later, so no app always runs first or last.
+        let count = options.apps.len();
+        for index in (0..count).map(|offset| (offset + round as usize - 1) % count) {
+            if interrupted.load(Ordering::SeqCst) {
+                break 'rounds;
+            }
+            if cx.batch.apps[index].failed() {
+                continue;
+            }
+            if let Err(err) = cx.visit(index, round) {
+                let stage = if interrupted.load(Ordering::SeqCst) {
+                    "interrupted"
+                } else {
+                    "run"
+                };
+                cx.fail(index, stage, &format!("{err:#}"))?;
+            }
+        }
+    }
     for index in 0..options.apps.len() {
-        if interrupted.load(Ordering::SeqCst) {
+        if cx.batch.apps[index].status == AppStatus::Pending {
             cx.fail(index, "interrupted", "Ctrl-C before this app started")?;
-            continue;
         }
-        let outcome = cx.bench_app(index);
-        if let Err(err) = outcome {
-            let stage = if interrupted.load(Ordering::SeqCst) {
-                "interrupted"
-            } else {
-                "run"
-            };
-            cx.fail(index, stage, &format!("{err:#}"))?;
-        }
+    }
+    if let Some(pacer) = cx.pacer.take() {
+        pacer.stop();
     }
     drop(pinned);
     cx.progress.finish();
@@ -136,8 +191,10 @@ fn new_batch(
             stack: app.manifest.stack.clone(),
             versions: app.versions().unwrap_or_default(),
             settings: Some(app.manifest.settings.clone()),
+            env: BTreeMap::new(),
             status: AppStatus::Pending,
             parity: None,
+            parity_after_load: None,
             deviations: app
                 .manifest
                 .deviations
@@ -159,12 +216,13 @@ fn new_batch(
             services: format_list(&options.cpus.services),
             load: format_list(&options.cpus.load),
             note: options.cpus.note.clone(),
+            unpinned: Vec::new(),
         },
         settings: Settings {
             connections: options.connections,
             duration_secs: options.duration.as_secs_f64(),
             warmup_secs: options.warmup.as_secs_f64(),
-            runs: options.runs,
+            runs: options.rounds,
             loadgen: options.loadgen.name().to_owned(),
             quick: options.quick,
             routes: options.routes.clone(),
@@ -173,6 +231,7 @@ fn new_batch(
         seed_checksum,
         ceilings: Ceilings::default(),
         apps,
+        pacer: None,
     })
 }
 
@@ -193,13 +252,25 @@ impl Batcher<'_> {
         self.save()
     }
 
-    fn blogbench_connections(&mut self) -> Result<i64> {
-        let query =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = 'blogbench'");
-        Ok(self.runtime.block_on(query.fetch_one(&mut self.monitor))?)
+    /// Connections to database blogbench other than this monitor's and the pacer's.
+    fn blogbench_connections(&mut self) -> Result<usize> {
+        let query = sqlx::query_scalar::<_, Option<i32>>(
+            "SELECT client_port FROM pg_stat_activity \
+             WHERE datname = 'blogbench' AND pid <> pg_backend_pid()",
+        );
+        let ports = self.runtime.block_on(query.fetch_all(&mut self.monitor))?;
+        let pacer_ports = self
+            .pacer
+            .as_ref()
+            .map(|pacer| local_ports(&process_tree(pacer.pid())))
+            .unwrap_or_default();
+        Ok(ports
+            .into_iter()
+            .filter(|port| !port.is_some_and(|p| pacer_ports.contains(&(p as u16))))
+            .count())
     }
 
-    /// Waits until the previous app's connections are gone (SPEC §5).
+    /// Waits until the previous app's connections are gone (docs/spec.md §5).
     fn wait_for_connection_baseline(&mut self) -> Result<()> {
         let started = Instant::now();
         loop {
@@ -217,64 +288,110 @@ impl Batcher<'_> {
         }
     }
 
-    fn app_env(&self) -> Vec<(&'static str, String)> {
-        vec![("WORKERS", self.options.cpus.app.len().to_string())]
+    /// What the harness sets for every app (the same for the pacer), then what it passes on.
+    fn app_env(&self) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::from([
+            (
+                "WORKERS".to_owned(),
+                self.options.cpus.app.len().to_string(),
+            ),
+            (
+                "POOL_MAX".to_owned(),
+                workload::DEFAULT_POOL_MAX.to_string(),
+            ),
+            (
+                "POOL_MIN".to_owned(),
+                workload::DEFAULT_POOL_MIN.to_string(),
+            ),
+        ]);
+        for name in INHERITED_ENV {
+            if let Ok(value) = std::env::var(name) {
+                env.insert(name.to_owned(), value);
+            }
+        }
+        env
     }
 
-    fn start(&self, app: &App) -> Result<RunningApp> {
-        let env = self.app_env();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fn start(&self, app: &App, env: &BTreeMap<String, String>) -> Result<RunningApp> {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         RunningApp::start_pinned(app, &env, Some(&self.options.cpus.app))
     }
 
     fn fetch_reference(&mut self) -> Result<()> {
         self.progress.step("go reference pages");
         let go = apps::find(apps::GO)?;
-        let running = self.start(&go)?;
+        let running = self.start(&go, &self.app_env())?;
         self.reference = parity::fetch_all(&running.base_url, &self.paths)?;
         running.stop();
+        for route in &self.options.routes {
+            self.expected_bytes(route)?;
+        }
         Ok(())
+    }
+
+    /// The body length of the route's page as the parity gate fetched it from Go.
+    fn expected_bytes(&self, route: &str) -> Result<u64> {
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+        self.reference
+            .iter()
+            .find(|page| page.path == path)
+            .map(|page| page.body.len() as u64)
+            .with_context(|| format!("route {route}: {path} is not in the parity sample"))
+    }
+
+    fn start_pacer(&mut self) -> Result<()> {
+        let go = apps::find(apps::GO)?;
+        let env = self.app_env();
+        self.pacer = Some(self.start(&go, &env).context("start the pacer (Go)")?);
+        self.batch.pacer = Some(Pacer {
+            app: go.name,
+            env,
+            warmup_secs: self.options.pacer_warmup.as_secs_f64(),
+        });
+        self.save()
     }
 
     fn measure_ceilings(&mut self) -> Result<()> {
         let options = self.options;
-        self.progress.step("ceilings");
-        let home_bytes = self
-            .reference
-            .first()
-            .map_or(10_000, |home| home.body.len());
-        self.batch.ceilings.http = Some(ceilings::http(
-            options.loadgen,
-            home_bytes,
-            &options.cpus.app,
-            &options.cpus.load,
-            options.connections,
-            options.duration,
-            &self.dir.join("raw/ceiling-http.json"),
-        )?);
+        let plan = ceilings::Plan {
+            loadgen: options.loadgen,
+            connections: options.connections,
+            warmup: options.warmup,
+            duration: options.duration,
+            runs: options.rounds,
+            app_cpus: &options.cpus.app,
+            load_cpus: &options.cpus.load,
+        };
+        self.progress.step("HTTP client ceiling");
+        let home_bytes = self.expected_bytes("home").unwrap_or(10_000) as usize;
+        self.batch.ceilings.http = Some(ceilings::http(&plan, home_bytes, &self.dir.join("raw"))?);
+        self.progress.inc();
         let database_url = services::database_url();
         let scripts = self
             .runtime
             .block_on(ceilings::page_scripts(&database_url))?;
         for (page, script) in scripts {
+            self.progress.step(format!("database ceiling · {page}"));
             let ceiling = ceilings::database(
+                &plan,
                 page,
                 &script,
                 &database_url,
                 ceilings::pool_connections(),
-                &options.cpus.load,
-                options.duration,
                 &self.dir.join("raw"),
             )?;
             self.batch
                 .ceilings
                 .database
                 .insert(page.to_owned(), ceiling);
+            self.progress.inc();
         }
         self.save()
     }
 
-    fn bench_app(&mut self, index: usize) -> Result<()> {
+    /// One app's turn in a round: start, parity gate, each route (app run, then the pacer's
+    /// run), parity again, stop.
+    fn visit(&mut self, index: usize, round: u32) -> Result<()> {
         let options = self.options;
         let app = &options.apps[index];
         if !app.binary_path().is_file() {
@@ -287,127 +404,175 @@ impl Batcher<'_> {
                 ),
             );
         }
-        self.wait_for_connection_baseline()?;
-        self.progress.step(format!("{} starting", app.name));
-        let running = match self.start(app) {
+        let label = format!("round {round}/{} · {}", options.rounds, app.name);
+        self.progress.step(format!("{label} · starting"));
+        let env = self.app_env();
+        self.batch.apps[index].env = env.clone();
+        let running = match self.start(app, &env) {
             Ok(running) => running,
             Err(err) => return self.fail(index, "start", &format!("{err:#}")),
         };
 
-        let fetched = parity::fetch_all(&running.base_url, &self.paths)?;
-        let mismatches = parity::compare(&self.reference, &fetched, &app.name);
-        self.batch.apps[index].parity = Some(Parity {
-            pages: fetched.len(),
-            mismatches: mismatches.len(),
-            first_diff: mismatches
-                .first()
-                .map(|m| format!("GET {} ({})\n{}", m.path, m.what, m.diff)),
-        });
-        if let Some(first) = mismatches.first() {
-            let reason = format!(
-                "{} of {} pages differ from go; first: GET {} ({})",
-                mismatches.len(),
-                fetched.len(),
-                first.path,
-                first.what
-            );
-            return self.fail(index, "parity", &reason);
+        let gate = self.parity_check(&running)?;
+        let first_failure = gate.first_diff.clone();
+        if self.batch.apps[index].parity.is_none() || first_failure.is_some() {
+            self.batch.apps[index].parity = Some(gate);
         }
-        self.progress
-            .say(format!("{}: parity ok ({} pages)", app.name, fetched.len()));
+        if let Some(diff) = first_failure {
+            return self.fail(index, "parity", &first_line(&diff));
+        }
 
-        page_cache::clear()?;
-        for route in ["cached-home", "cached-detail"] {
-            ureq::get(&running.url(routes::path(route).expect("known route"))).call()?;
-        }
         for route in &options.routes {
+            if self.interrupted.load(Ordering::SeqCst) {
+                bail!("Ctrl-C during {route}");
+            }
             let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
-            self.batch.apps[index].routes.push(RouteResult {
-                route: route.clone(),
-                path: path.to_owned(),
-                runs: Vec::new(),
-            });
-            self.progress
-                .step(format!("{} · {route} · warm-up", app.name));
-            let raw = self.dir.join(format!(
-                "raw/{}-{route}-warmup.{}",
-                app.name,
-                raw_extension(options.loadgen)
-            ));
-            options.loadgen.run(
-                &running.url(path),
-                options.connections,
-                options.warmup,
-                &options.cpus.load,
-                &raw,
-            )?;
+            let expected_bytes = self.expected_bytes(route)?;
+            let routes = &mut self.batch.apps[index].routes;
+            if !routes.iter().any(|r| r.route == *route) {
+                routes.push(RouteResult {
+                    route: route.clone(),
+                    path: path.to_owned(),
+                    expected_bytes: Some(expected_bytes),
+                    runs: Vec::new(),
+                    pacer_runs: Vec::new(),
+                });
+            }
+
+            self.progress.step(format!("{label} · {route}"));
+            let stem = format!("raw/{}-{route}-round{round}", app.name);
+            let run = self.measure(&running, route, round, options.warmup, &stem)?;
+            self.route_result(index, route).runs.push(run);
+            self.save()?;
             self.progress.inc();
-            for run in 1..=options.runs {
-                if self.interrupted.load(Ordering::SeqCst) {
-                    bail!("Ctrl-C during {route}");
-                }
-                self.progress.step(format!(
-                    "{} · {route} · run {run}/{}",
-                    app.name, options.runs
-                ));
-                let result = self.one_run(&running, route, path, run)?;
-                self.batch.apps[index]
-                    .routes
-                    .last_mut()
-                    .expect("pushed above")
-                    .runs
-                    .push(result);
-                self.save()?;
-                self.progress.inc();
+
+            self.progress.step(format!("{label} · {route} · go pacer"));
+            let pacer = self.pacer.as_ref().context("the pacer is not running")?;
+            let stem = format!("{stem}-pacer");
+            let run = self.measure(pacer, route, round, options.pacer_warmup, &stem)?;
+            self.route_result(index, route).pacer_runs.push(run);
+            self.save()?;
+            self.progress.inc();
+        }
+
+        let after = self.parity_check(&running)?;
+        let changed = after.first_diff.clone();
+        self.batch.apps[index].parity_after_load = Some(after);
+        running.stop();
+        if let Err(err) = self.wait_for_connection_baseline() {
+            return self.fail(index, "stop", &format!("{err:#}"));
+        }
+        match changed {
+            Some(diff) => self.fail(
+                index,
+                "after load",
+                &format!("pages changed under load: {}", first_line(&diff)),
+            ),
+            None => {
+                self.batch.apps[index].status = AppStatus::Ok;
+                self.save()
             }
         }
-        running.stop();
-        self.batch.apps[index].status = AppStatus::Ok;
-        self.save()
     }
 
-    fn one_run(&self, running: &RunningApp, route: &str, path: &str, index: u32) -> Result<Run> {
+    fn route_result(&mut self, index: usize, route: &str) -> &mut RouteResult {
+        self.batch.apps[index]
+            .routes
+            .iter_mut()
+            .find(|r| r.route == route)
+            .expect("added before its first run")
+    }
+
+    /// Fetches the parity sample from `running` and compares it with Go's pages.
+    fn parity_check(&self, running: &RunningApp) -> Result<Parity> {
+        let fetched = parity::fetch_all(&running.base_url, &self.paths)?;
+        let mismatches = parity::compare(&self.reference, &fetched, &running.name);
+        Ok(Parity {
+            pages: fetched.len(),
+            mismatches: mismatches.len(),
+            first_diff: mismatches.first().map(|m| {
+                format!(
+                    "{} of {} pages differ from go; first: GET {} ({})\n{}",
+                    mismatches.len(),
+                    fetched.len(),
+                    m.path,
+                    m.what,
+                    m.diff
+                )
+            }),
+        })
+    }
+
+    /// One run of `target` on `route`: the page cache cleared (and primed for a cached
+    /// route), a warm-up, then the measured run, sampled and admitted. The load generator's
+    /// output goes to `<stem>.<ext>` (and `<stem>-warmup.<ext>`) in the batch folder.
+    fn measure(
+        &self,
+        target: &RunningApp,
+        route: &str,
+        round: u32,
+        warmup: Duration,
+        stem: &str,
+    ) -> Result<Run> {
         let options = self.options;
-        let raw_name = format!(
-            "raw/{}-{route}-{index}.{}",
-            running.name,
-            raw_extension(options.loadgen)
-        );
-        let sampler = Sampler::start(running.pid(), running.port);
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+        let url = target.url(path);
+        let expected = Expected {
+            connections: options.connections,
+            body_bytes: Some(self.expected_bytes(route)?),
+        };
+        // Apps share the `page:*` keys, and not every app stores the same value there.
+        page_cache::clear()?;
+        if path.starts_with("/cached/") {
+            ureq::get(&url).call()?;
+        }
+        let raw = |what: &str| {
+            self.dir
+                .join(format!("{stem}{what}.{}", options.loadgen.extension()))
+        };
+        options.loadgen.run(
+            &url,
+            options.connections,
+            warmup,
+            &options.cpus.load,
+            &raw("-warmup"),
+            expected.body_bytes,
+        )?;
+        let sampler = Sampler::start(target.pid(), target.port, measured_window(options.duration));
         let load = options.loadgen.run(
-            &running.url(path),
+            &url,
             options.connections,
             options.duration,
             &options.cpus.load,
-            &self.dir.join(&raw_name),
+            &raw(""),
+            expected.body_bytes,
         );
         let usage = sampler.finish();
         let load = load?;
-        let invalid_reason = admission(&load, options.connections, usage.connections_max);
+        let invalid_reason = admission(&load, expected, usage.connections_min);
         Ok(Run {
-            index,
+            index: round,
             requests: load.requests,
             requests_per_sec: load.requests_per_sec,
             latency_ms: load.latency_ms,
             status_codes: load.status_codes,
             errors: load.errors,
-            connections: usage.connections_max,
+            connections: usage.connections_min,
+            body_bytes: load.body_bytes,
+            wrong_length: load.wrong_length,
             valid: invalid_reason.is_none(),
             invalid_reason,
             app_cpu_percent: usage.app_cpu_percent,
             app_rss_max_mib: usage.app_rss_max_mib,
             postgres_cpu_percent: usage.postgres_cpu_percent,
             redis_cpu_percent: usage.redis_cpu_percent,
-            raw_output: raw_name,
+            raw_output: format!("{stem}.{}", options.loadgen.extension()),
         })
     }
 }
 
-fn raw_extension(loadgen: Loadgen) -> &'static str {
-    match loadgen {
-        Loadgen::Oha => "json",
-        Loadgen::Wrk => "txt",
-    }
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
 }
 
 /// The folder results go to by default: `<workspace>/results`.

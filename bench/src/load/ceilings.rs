@@ -2,8 +2,10 @@
 //! the load generator against a minimal static server (HTTP), and `pgbench` running each
 //! page's queries as a script (database).
 
-use crate::load::loadgen::Loadgen;
-use crate::results::Ceiling;
+use super::admission::{Expected, admission};
+use super::loadgen::Loadgen;
+use super::sampler::{Sampler, measured_window};
+use crate::results::{Ceiling, median};
 use crate::routes::DETAIL_SLUG;
 use crate::stack::apps;
 use crate::stack::cpus::format_list;
@@ -32,20 +34,45 @@ pub fn serve_static(bind: &str, bytes: usize, workers: usize) -> Result<()> {
         })
 }
 
-/// The load generator's requests per second against [`serve_static`] on the app's CPUs.
-pub fn http(
-    loadgen: Loadgen,
-    body_bytes: usize,
-    app_cpus: &[usize],
-    load_cpus: &[usize],
-    connections: u32,
-    duration: Duration,
-    raw: &Path,
-) -> Result<Ceiling> {
+/// How a ceiling is measured: like an app, a warm-up and then `runs` runs.
+pub struct Plan<'a> {
+    pub loadgen: Loadgen,
+    pub connections: u32,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub runs: u32,
+    /// Where the server side sits: the static server, or pgbench (which stands in for the
+    /// app as PostgreSQL's client).
+    pub app_cpus: &'a [usize],
+    pub load_cpus: &'a [usize],
+}
+
+impl Plan<'_> {
+    fn ceiling(&self, how: String, outcomes: Vec<(f64, Option<String>)>) -> Ceiling {
+        let valid: Vec<f64> = outcomes
+            .iter()
+            .filter(|(_, reason)| reason.is_none())
+            .map(|(rate, _)| *rate)
+            .collect();
+        Ceiling {
+            per_sec: median(valid.iter().copied()).map_or(0.0, |(m, _)| m),
+            how,
+            runs: valid,
+            invalid: outcomes
+                .into_iter()
+                .filter_map(|(_, reason)| reason)
+                .collect(),
+        }
+    }
+}
+
+/// HTTP client ceiling: the load generator's requests per second against [`serve_static`]
+/// on the app's CPUs, each run admitted like an app's.
+pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
     let addr = format!("127.0.0.1:{}", free_port()?);
     let mut server = StaticServer(
         Command::new("taskset")
-            .args(["-c", &format_list(app_cpus)])
+            .args(["-c", &format_list(plan.app_cpus)])
             .arg(std::env::current_exe()?)
             .args([
                 "static-server",
@@ -54,7 +81,7 @@ pub fn http(
                 "--bytes",
                 &body_bytes.to_string(),
             ])
-            .args(["--workers", &app_cpus.len().to_string()])
+            .args(["--workers", &plan.app_cpus.len().to_string()])
             .spawn()
             .context("start the static server")?,
     );
@@ -65,21 +92,52 @@ pub fn http(
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let run = loadgen.run(
-        &format!("http://{addr}/"),
-        connections,
-        duration,
-        load_cpus,
-        raw,
-    )?;
-    Ok(Ceiling {
-        per_sec: run.requests_per_sec,
-        how: format!(
-            "{} at {connections} connections against a static {body_bytes}-byte page (axum, CPUs {})",
-            loadgen.name(),
-            format_list(app_cpus)
+    let url = format!("http://{addr}/");
+    let expected = Expected {
+        connections: plan.connections,
+        body_bytes: Some(body_bytes as u64),
+    };
+    let raw =
+        |what: &str| raw_dir.join(format!("ceiling-http-{what}.{}", plan.loadgen.extension()));
+    let load = |duration: Duration, what: &str| {
+        plan.loadgen.run(
+            &url,
+            plan.connections,
+            duration,
+            plan.load_cpus,
+            &raw(what),
+            expected.body_bytes,
+        )
+    };
+    load(plan.warmup, "warmup")?;
+    let mut outcomes = Vec::new();
+    for run in 1..=plan.runs {
+        let sampler = Sampler::start(
+            server.0.id(),
+            addr_port(&addr),
+            measured_window(plan.duration),
+        );
+        let result = load(plan.duration, &run.to_string());
+        let usage = sampler.finish();
+        let result = result?;
+        let reason = admission(&result, expected, usage.connections_min);
+        outcomes.push((result.requests_per_sec, reason));
+    }
+    Ok(plan.ceiling(
+        format!(
+            "{} at {} connections against a static {body_bytes}-byte page (axum, CPUs {})",
+            plan.loadgen.name(),
+            plan.connections,
+            format_list(plan.app_cpus)
         ),
-    })
+        outcomes,
+    ))
+}
+
+fn addr_port(addr: &str) -> u16 {
+    addr.rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok())
+        .unwrap_or(0)
 }
 
 struct StaticServer(Child);
@@ -90,6 +148,9 @@ impl Drop for StaticServer {
         let _ = self.0.wait();
     }
 }
+
+/// The pages with a database ceiling.
+pub const PAGES: [&str; 3] = ["home", "detail", "tag"];
 
 /// Each page's queries as a `pgbench` script, `$1` replaced by the values the benchmark's
 /// page uses (read from the database, so the scripts match the data).
@@ -151,52 +212,63 @@ pub async fn page_scripts(database_url: &str) -> Result<Vec<(&'static str, Strin
     ])
 }
 
-/// `pgbench` running `script` (one page) with `connections` clients: pages per second.
+/// Database ceiling of one page: `pgbench` running the page's statements as one
+/// transaction with `connections` clients, pinned where the app sits (it stands in for the
+/// app as PostgreSQL's client): pages per second.
 pub fn database(
+    plan: &Plan,
     page: &str,
     script: &str,
     database_url: &str,
     connections: u32,
-    load_cpus: &[usize],
-    duration: Duration,
-    dir: &Path,
+    raw_dir: &Path,
 ) -> Result<Ceiling> {
-    let script_path = dir.join(format!("pgbench-{page}.sql"));
+    let script_path = raw_dir.join(format!("pgbench-{page}.sql"));
     std::fs::write(&script_path, script)?;
-    let output = Command::new("taskset")
-        .args(["-c", &format_list(load_cpus)])
-        .args(["pgbench", "-n", "-M", "prepared"])
-        .args([
-            "-c",
-            &connections.to_string(),
-            "-j",
-            &load_cpus.len().max(1).to_string(),
-        ])
-        .args(["-T", &duration.as_secs().max(1).to_string(), "-f"])
-        .arg(&script_path)
-        .arg(database_url)
-        .output()
-        .context("run pgbench (Debian package postgresql-contrib / postgresql-client)")?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    std::fs::write(dir.join(format!("pgbench-{page}.txt")), text.as_bytes())?;
-    if !output.status.success() {
-        bail!(
-            "pgbench {page}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+    let pgbench = |duration: Duration, what: &str| -> Result<f64> {
+        let output = Command::new("taskset")
+            .args(["-c", &format_list(plan.app_cpus)])
+            .args(["pgbench", "-n", "-M", "prepared"])
+            .args([
+                "-c",
+                &connections.to_string(),
+                "-j",
+                &plan.app_cpus.len().max(1).to_string(),
+            ])
+            .args(["-T", &duration.as_secs().max(1).to_string(), "-f"])
+            .arg(&script_path)
+            .arg(database_url)
+            .output()
+            .context("run pgbench (Debian package postgresql-contrib / postgresql-client)")?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        std::fs::write(
+            raw_dir.join(format!("pgbench-{page}-{what}.txt")),
+            text.as_bytes(),
+        )?;
+        if !output.status.success() {
+            bail!(
+                "pgbench {page}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        text.lines()
+            .find_map(|l| l.strip_prefix("tps = "))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok())
+            .context("no `tps = ` line in pgbench's output")
+    };
+    pgbench(plan.warmup, "warmup")?;
+    let mut outcomes = Vec::new();
+    for run in 1..=plan.runs {
+        outcomes.push((pgbench(plan.duration, &run.to_string())?, None));
     }
-    let tps = text
-        .lines()
-        .find_map(|l| l.strip_prefix("tps = "))
-        .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok())
-        .context("no `tps = ` line in pgbench's output")?;
-    Ok(Ceiling {
-        per_sec: tps,
-        how: format!(
-            "pgbench -M prepared, {connections} connections, the {page} page's {} queries per transaction",
+    Ok(plan.ceiling(
+        format!(
+            "pgbench -M prepared on CPUs {}, {connections} connections, the {page} page's {} statements per transaction",
+            format_list(plan.app_cpus),
             script.lines().count()
         ),
-    })
+        outcomes,
+    ))
 }
 
 /// The database ceiling uses the pool size every app runs with.

@@ -23,7 +23,15 @@ pub struct LoadRun {
     pub latency_ms: Latency,
     pub status_codes: BTreeMap<String, u64>,
     pub errors: BTreeMap<String, u64>,
+    /// Body bytes over every response (oha).
+    pub body_bytes: Option<u64>,
+    /// Responses whose body was not the expected length (wrk counts them one by one).
+    pub wrong_length: Option<u64>,
 }
+
+/// A request still unanswered after this counts as an error (a timeout), so a stalled app
+/// ends its run instead of hanging the batch.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Loadgen {
     pub fn name(self) -> &'static str {
@@ -45,6 +53,14 @@ impl Loadgen {
         Ok(text.lines().next().unwrap_or_default().trim().to_owned())
     }
 
+    /// The extension of its raw output files.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Loadgen::Oha => "json",
+            Loadgen::Wrk => "txt",
+        }
+    }
+
     fn missing(self) -> String {
         match self {
             Loadgen::Oha => {
@@ -55,7 +71,8 @@ impl Loadgen {
     }
 
     /// Loads `url` with `connections` for `duration`, pinned to `cpus`; writes the raw
-    /// output to `raw`.
+    /// output to `raw`. With `expected_bytes`, every response body should have that length:
+    /// oha reports the total, wrk counts the responses that differ.
     pub fn run(
         self,
         url: &str,
@@ -63,9 +80,10 @@ impl Loadgen {
         duration: Duration,
         cpus: &[usize],
         raw: &Path,
+        expected_bytes: Option<u64>,
     ) -> Result<LoadRun> {
-        let seconds = format!("{}s", duration.as_secs().max(1));
         let threads = cpus.len().max(1).to_string();
+        let timeout = format!("{}s", REQUEST_TIMEOUT.as_secs());
         let mut command = Command::new("taskset");
         command.args(["-c", &crate::stack::cpus::format_list(cpus)]);
         match self {
@@ -77,15 +95,21 @@ impl Loadgen {
                 "--output-format",
                 "json",
                 "-w",
+                "-t",
+                &timeout,
                 "-z",
-                &seconds,
+                &format!("{}ms", duration.as_millis()),
                 "-c",
             ]),
             Loadgen::Wrk => {
+                if duration.subsec_nanos() != 0 || duration.is_zero() {
+                    bail!("wrk runs whole seconds: {duration:?} cannot be run as recorded");
+                }
                 let script = raw.with_extension("lua");
-                std::fs::write(&script, WRK_SCRIPT)?;
+                std::fs::write(&script, wrk_script(expected_bytes))?;
                 command
-                    .args(["wrk", "--latency", "-t", &threads, "-d", &seconds, "-s"])
+                    .args(["wrk", "--latency", "-t", &threads, "--timeout", &timeout])
+                    .args(["-d", &format!("{}s", duration.as_secs()), "-s"])
                     .arg(script)
                     .arg("-c")
             }
@@ -126,6 +150,8 @@ struct OhaSummary {
     /// Seconds.
     total: f64,
     slowest: Option<f64>,
+    /// Body bytes of every response.
+    total_data: Option<u64>,
 }
 
 /// oha's JSON: latencies in seconds. Its own `requestsPerSec` counts failed requests too,
@@ -155,21 +181,45 @@ pub fn parse_oha(json: &str) -> Result<LoadRun> {
         },
         status_codes: output.status_code_distribution,
         errors: output.error_distribution,
+        body_bytes: output.summary.total_data,
+        wrong_length: None,
     })
 }
 
-/// Prints one JSON line when wrk finishes; latencies in microseconds.
-const WRK_SCRIPT: &str = r#"
+/// wrk's Lua script: prints one JSON line when wrk finishes (latencies in microseconds) and,
+/// with `expected_bytes`, counts responses whose body has another length (each thread
+/// counts its own; `done` adds them up).
+fn wrk_script(expected_bytes: Option<u64>) -> String {
+    let check = match expected_bytes {
+        Some(bytes) => format!(
+            r#"
+wrong_length = 0
+response = function(status, headers, body)
+  if #body ~= {bytes} then wrong_length = wrong_length + 1 end
+end
+"#
+        ),
+        None => String::new(),
+    };
+    format!(
+        r#"
+local threads = {{}}
+setup = function(thread) table.insert(threads, thread) end
+{check}
 done = function(summary, latency, requests)
+  local wrong = 0
+  for _, thread in ipairs(threads) do wrong = wrong + (thread:get("wrong_length") or 0) end
   local e = summary.errors
   io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,' ..
-    '"p50":%f,"p90":%f,"p99":%f,"p999":%f,"max":%f}\n',
-    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
+    '{{"requests":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,' ..
+    '"wrong_length":%d,"p50":%f,"p90":%f,"p99":%f,"p999":%f,"max":%f}}\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout, wrong,
     latency:percentile(50), latency:percentile(90), latency:percentile(99),
     latency:percentile(99.9), latency.max))
 end
-"#;
+"#
+    )
+}
 
 #[derive(Deserialize)]
 struct WrkDone {
@@ -180,6 +230,8 @@ struct WrkDone {
     write: u64,
     status: u64,
     timeout: u64,
+    #[serde(default)]
+    wrong_length: u64,
     p50: f64,
     p90: f64,
     p99: f64,
@@ -187,7 +239,7 @@ struct WrkDone {
     max: f64,
 }
 
-/// The JSON line of [`WRK_SCRIPT`]. wrk does not break responses down by status: its
+/// The JSON line of [`wrk_script`]. wrk does not break responses down by status: its
 /// `status` count is every response outside 2xx/3xx, recorded here as `non-2xx/3xx`.
 pub fn parse_wrk(text: &str) -> Result<LoadRun> {
     let line = text
@@ -224,6 +276,8 @@ pub fn parse_wrk(text: &str) -> Result<LoadRun> {
         },
         status_codes,
         errors,
+        body_bytes: None,
+        wrong_length: Some(done.wrong_length),
     })
 }
 
@@ -244,15 +298,25 @@ mod tests {
             (1.0, 4.0, 50.0)
         );
         assert_eq!(run.errors["connection closed"], 10);
+        assert_eq!(run.body_bytes, None, "no totalData in this output");
+        let with_data = json.replace(r#""total":2.0,"#, r#""total":2.0,"totalData":10698000,"#);
+        assert_eq!(parse_oha(&with_data).unwrap().body_bytes, Some(10_698_000));
+    }
+
+    #[test]
+    fn the_wrk_script_checks_lengths_only_when_asked() {
+        assert!(wrk_script(Some(10698)).contains("#body ~= 10698"));
+        assert!(!wrk_script(None).contains("response ="));
     }
 
     #[test]
     fn parses_wrk_done_line() {
-        let text = "Running 1s test\n{\"requests\":1000,\"duration_us\":2000000,\"connect\":0,\"read\":2,\"write\":0,\"status\":5,\"timeout\":0,\"p50\":1500.0,\"p90\":2000.0,\"p99\":3000.0,\"p999\":4000.0,\"max\":9000.0}\n";
+        let text = "Running 1s test\n{\"requests\":1000,\"duration_us\":2000000,\"connect\":0,\"read\":2,\"write\":0,\"status\":5,\"timeout\":0,\"wrong_length\":3,\"p50\":1500.0,\"p90\":2000.0,\"p99\":3000.0,\"p999\":4000.0,\"max\":9000.0}\n";
         let run = parse_wrk(text).unwrap();
         assert_eq!(run.requests_per_sec, 500.0);
         assert_eq!(run.latency_ms.p50, 1.5);
         assert_eq!(run.errors["read"], 2);
         assert_eq!(run.status_codes["non-2xx/3xx"], 5);
+        assert_eq!(run.wrong_length, Some(3));
     }
 }

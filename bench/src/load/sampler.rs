@@ -1,7 +1,8 @@
 //! CPU and memory of the app (its whole process tree), PostgreSQL and Redis during a run,
-//! sampled from `/proc` five times a second, and the connections the load generator reached.
+//! sampled from `/proc` five times a second, and the connections the app held.
 
-use crate::stack::processes::{clock_ticks, pids_named, process_tree, stat};
+use crate::stack::processes::{clock_ticks, connections_held, pids_named, process_tree, stat};
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -15,8 +16,9 @@ pub struct Usage {
     pub app_rss_max_mib: f64,
     pub postgres_cpu_percent: f64,
     pub redis_cpu_percent: f64,
-    /// The most ESTABLISHED connections to the app's port seen at once.
-    pub connections_max: u32,
+    /// The fewest connections the app held at once in the measured window (0 when no
+    /// sample fell in it).
+    pub connections_min: u32,
 }
 
 pub struct Sampler {
@@ -24,11 +26,19 @@ pub struct Sampler {
     handle: JoinHandle<Usage>,
 }
 
+/// The part of a run of `duration` whose connection samples count: from 20 % to 90 %, so
+/// the load generator's connecting and closing stay out of it.
+pub fn measured_window(duration: Duration) -> Range<Duration> {
+    duration.mul_f64(0.2)..duration.mul_f64(0.9)
+}
+
 impl Sampler {
-    pub fn start(app_pid: u32, app_port: u16) -> Sampler {
+    /// Samples from now until [`Sampler::finish`]; connections count within `window`
+    /// (measured from now).
+    pub fn start(app_pid: u32, app_port: u16, window: Range<Duration>) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
-        let handle = std::thread::spawn(move || sample(app_pid, app_port, &flag));
+        let handle = std::thread::spawn(move || sample(app_pid, app_port, &window, &flag));
         Sampler { stop, handle }
     }
 
@@ -38,7 +48,7 @@ impl Sampler {
     }
 }
 
-fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
+fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBool) -> Usage {
     let ticks_per_sec = clock_ticks();
     let cpu_ticks = |pids: &[u32]| {
         pids.iter()
@@ -56,6 +66,7 @@ fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
     let first = groups().map(|pids| cpu_ticks(&pids));
     let mut last = first;
     let mut usage = Usage::default();
+    let mut connections_min: Option<u32> = None;
     loop {
         let tree = process_tree(app_pid);
         let rss: u64 = tree
@@ -63,7 +74,10 @@ fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
             .filter_map(|&p| stat(p).map(|s| s.rss_bytes))
             .sum();
         usage.app_rss_max_mib = usage.app_rss_max_mib.max(rss as f64 / (1024.0 * 1024.0));
-        usage.connections_max = usage.connections_max.max(established_to(app_port));
+        if window.contains(&started.elapsed()) {
+            let held = connections_held(&tree, app_port);
+            connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
+        }
         let now = groups().map(|pids| cpu_ticks(&pids));
         // A process that exited takes its ticks with it; keep the highest total seen.
         for (l, n) in last.iter_mut().zip(now) {
@@ -79,21 +93,6 @@ fn sample(app_pid: u32, app_port: u16, stop: &AtomicBool) -> Usage {
     usage.app_cpu_percent = percent(0);
     usage.postgres_cpu_percent = percent(1);
     usage.redis_cpu_percent = percent(2);
+    usage.connections_min = connections_min.unwrap_or(0);
     usage
-}
-
-/// ESTABLISHED TCP connections whose local port is `port` (`/proc/net/tcp`, IPv4 loopback).
-fn established_to(port: u16) -> u32 {
-    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
-        return 0;
-    };
-    let local_port = format!(":{port:04X}");
-    table
-        .lines()
-        .skip(1)
-        .filter(|line| {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            cols.len() > 3 && cols[1].ends_with(&local_port) && cols[3] == "01"
-        })
-        .count() as u32
 }

@@ -1,4 +1,4 @@
-//! Parity (SPEC §4): every sample path fetched from the app and from the Go reference must
+//! Parity (docs/spec.md §4): every sample path fetched from the app and from the Go reference must
 //! give the same status, `Content-Type` and body bytes, and both must send `Content-Length`.
 
 use super::fetch::Fetched;

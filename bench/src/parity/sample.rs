@@ -1,6 +1,7 @@
-//! The SPEC §4 parity sample: the first, last and 20 random posts, every tag, unknown slugs
-//! and paths, the cached routes, and `/compute` with good and bad `n`. Slugs come from the
-//! seed's generator, so the sample needs no database and is the same on every run.
+//! The parity sample (docs/spec.md §4): the first, last and 20 random posts, every tag,
+//! unknown slugs and paths, the cached routes, and `/compute` with good and bad `n` and odd
+//! query strings. Slugs come from the seed's generator, so the sample needs no database and
+//! is the same on every run.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -58,6 +59,19 @@ pub fn parity_paths() -> Vec<String> {
             "/compute?n=abc",
             "/compute?n=1",
             "/compute?n=10000000",
+            // The query rule itself (docs/spec.md §3): separators, escapes, case, repeats.
+            "/compute?x=1;y=2",
+            "/compute?n=10;x=1",
+            "/compute?n=%31%30",
+            "/compute?n=+10",
+            "/compute?n=10&x=1",
+            "/compute?x=1&n=10",
+            "/compute?N=10",
+            "/compute?n=10&n=abc",
+            "/compute?n=&n=10",
+            "/compute?n=%zz",
+            "/compute?x=%zz&n=10",
+            "/compute?n=1e3",
         ]
         .map(String::from),
     );
@@ -83,6 +97,7 @@ mod tests {
         assert!(paths.iter().any(|p| p.ends_with("-1")), "first post");
         assert!(paths.iter().any(|p| p.ends_with("-1000")), "last post");
         assert!(paths.contains(&"/compute?n=abc".to_owned()));
+        assert!(paths.contains(&"/compute?x=1;y=2".to_owned()));
         assert_eq!(
             paths.iter().filter(|p| *p == "/cached/").count(),
             2,

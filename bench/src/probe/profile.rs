@@ -17,7 +17,7 @@ use crate::results::profile::{
 use crate::results::write_atomically;
 use crate::routes;
 use crate::stack::apps::{self, App};
-use crate::stack::cpus::{CpuSplit, PinnedServices};
+use crate::stack::cpus::{CpuSplit, PinnedServices, pin_process};
 use crate::stack::page_cache;
 use crate::stack::processes::{clock_ticks, pids_named, process_tree, stat};
 use crate::stack::server::RunningApp;
@@ -85,8 +85,15 @@ pub fn run(options: &Options) -> Result<PathBuf> {
     let mut redis = redis::Client::open(services::redis_url())?
         .get_connection()
         .context("redis: cannot connect; start it with `make services`")?;
-    let _pinned = PinnedServices::pin(&options.cpus.services)?;
-    pin_this_process(&options.cpus.services)?;
+    let pinned = PinnedServices::pin(&options.cpus.services)?;
+    ensure!(
+        pinned.unpinned.is_empty(),
+        "cannot pin the services: {}",
+        pinned.unpinned.join("; ")
+    );
+    // The relay's threads run in this process: keep them on the services' CPUs, off the
+    // app's, where they would preempt the app at every PostgreSQL message.
+    pin_process(std::process::id(), &options.cpus.services)?;
 
     let progress = Progress::new(
         (options.targets.len() * options.routes.len()) as u64,
@@ -118,23 +125,6 @@ pub fn run(options: &Options) -> Result<PathBuf> {
     }
     progress.finish();
     Ok(dir)
-}
-
-/// The relay's threads run in this process: keep them on the services' CPUs, off the app's,
-/// where they would preempt the app at every PostgreSQL message. Threads started later
-/// inherit the affinity; the app and the load generator are pinned on their own.
-fn pin_this_process(cpus: &[usize]) -> Result<()> {
-    let list = crate::stack::cpus::format_list(cpus);
-    let status = Command::new("taskset")
-        .args(["-a", "-p", "-c", &list, &std::process::id().to_string()])
-        .stdout(Stdio::null())
-        .status()
-        .context("taskset (util-linux) is needed to pin the profile's relay")?;
-    ensure!(
-        status.success(),
-        "taskset could not pin blogbench to CPUs {list}"
-    );
-    Ok(())
 }
 
 /// One line for the terminal.
@@ -302,6 +292,7 @@ fn profile_one(
             duration,
             &options.cpus.load,
             &raw(what),
+            None,
         )
     };
     load(options.warmup, "warmup.json")?;

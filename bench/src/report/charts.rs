@@ -87,8 +87,8 @@ fn memory(batch: &Batch) -> Result<Chart> {
     Chart::draw(MEMORY_FILE.to_owned(), title, &look, &[panel])
 }
 
-/// One horizontal bar: `value` solid, `extent` (≥ `value`) behind it in a lighter shade, or
-/// the reason there is no bar.
+/// One horizontal bar: `value` solid, `extent` (≥ `value`) behind it in a lighter shade, an
+/// optional whisker over the runs' min–max, or the reason there is no bar.
 struct Bar {
     app: String,
     colour: RGBColor,
@@ -98,7 +98,17 @@ struct Bar {
 struct Length {
     value: f64,
     extent: f64,
+    /// The lowest and highest valid run, drawn as a line with caps across the bar.
+    whisker: Option<(f64, f64)>,
     label: String,
+}
+
+impl Length {
+    /// Where the drawing ends: the bar or its whisker, whichever reaches further.
+    fn end(&self) -> f64 {
+        self.whisker
+            .map_or(self.extent, |(_, max)| max.max(self.extent))
+    }
 }
 
 struct Panel {
@@ -154,16 +164,17 @@ const APP_COLOURS: [RGBColor; 10] = [
 ];
 
 fn requests_bar(app: &AppResult, route: &str) -> Result<Length, String> {
-    let spread = outcome::route(app, route)
+    let summary = outcome::route(app, route)
         .map_err(|m| m.short())?
-        .spread(|r| r.requests_per_sec);
-    let mut label = numbers::per_sec(spread.median);
-    if spread.valid < spread.runs {
-        label.push_str(&format!(" ({}/{} valid)", spread.valid, spread.runs));
+        .summary(|r| r.requests_per_sec);
+    let mut label = numbers::per_sec(summary.median);
+    if summary.valid < summary.runs {
+        label.push_str(&format!(" ({}/{} valid)", summary.valid, summary.runs));
     }
     Ok(Length {
-        value: spread.median,
-        extent: spread.median,
+        value: summary.median,
+        extent: summary.median,
+        whisker: Some((summary.min, summary.max)),
         label,
     })
 }
@@ -175,6 +186,7 @@ fn latency_bar(app: &AppResult, route: &str) -> Result<Length, String> {
     Ok(Length {
         value: p50,
         extent: p99.max(p50),
+        whisker: None,
         label: format!("{} / {}", numbers::ms(p50), numbers::ms(p99)),
     })
 }
@@ -184,6 +196,7 @@ fn memory_bar(app: &AppResult) -> Result<Length, String> {
     Ok(Length {
         value: run.app_rss_max_mib,
         extent: run.app_rss_max_mib,
+        whisker: None,
         label: format!("{} MiB", numbers::mib(run.app_rss_max_mib)),
     })
 }
@@ -264,7 +277,7 @@ fn longest<'a>(bars: impl IntoIterator<Item = &'a Bar>) -> f64 {
     let longest = bars
         .into_iter()
         .filter_map(|b| b.length.as_ref().ok())
-        .map(|l| l.extent)
+        .map(Length::end)
         .fold(0.0, f64::max);
     if longest > 0.0 { longest } else { 1.0 }
 }
@@ -324,7 +337,10 @@ fn draw_panel(
                     rectangle(length.extent, bar.colour.mix(0.35)),
                     rectangle(length.value, bar.colour.to_rgba()),
                 ])?;
-                (length.extent, length.label.clone(), label_style.clone())
+                if let Some((min, max)) = length.whisker {
+                    chart.draw_series([whisker(min, max, y)])?;
+                }
+                (length.end(), length.label.clone(), label_style.clone())
             }
             Err(why) => (
                 0.0,
@@ -336,6 +352,26 @@ fn draw_panel(
     }
     Ok(())
 }
+
+/// Half the height of a whisker's caps, in rows (a bar is 0.72 high).
+const CAP: f64 = 0.18;
+
+/// One polyline: the cap at `min`, the line to `max`, the cap at `max`.
+fn whisker(min: f64, max: f64, y: f64) -> PathElement<(f64, f64)> {
+    PathElement::new(
+        [
+            (min, y - CAP),
+            (min, y + CAP),
+            (min, y),
+            (max, y),
+            (max, y + CAP),
+            (max, y - CAP),
+        ],
+        WHISKER.stroke_width(2),
+    )
+}
+
+const WHISKER: RGBColor = RGBColor(0x33, 0x33, 0x33);
 
 #[cfg(test)]
 mod tests {
@@ -354,6 +390,7 @@ mod tests {
                         Ok(Length {
                             value: 1000.0 * i as f64,
                             extent: 1000.0 * i as f64,
+                            whisker: Some((900.0 * i as f64, 1100.0 * i as f64)),
                             label: format!("{i},000"),
                         })
                     },
@@ -382,6 +419,8 @@ mod tests {
                 );
             }
             assert!(svg.contains(">\nfailed: parity\n</text>"));
+            let whiskers = svg.matches(r##"stroke="#333333""##).count();
+            assert_eq!(whiskers, apps - 1, "one whisker per drawn bar:\n{svg}");
         }
     }
 }

@@ -4,14 +4,18 @@
 use super::charts::{self, Chart};
 use super::markdown::{Table, code_block, escape};
 use super::numbers;
-use super::outcome::{self, Measured};
+use super::outcome::{self, Measured, Summary};
 use super::routes::{self, Group};
-use crate::results::{AppResult, AppStatus, Batch, Run};
+use crate::results::{AppResult, AppStatus, Batch, Ceiling, Parity, Run};
+use std::collections::BTreeMap;
 
 pub fn markdown(batch: &Batch, charts: &[Chart]) -> String {
     let columns = routes::columns(batch);
     [
         header(batch),
+        ratio_to_go(batch, &columns),
+        summaries(batch, &columns),
+        drift(batch, &columns),
         how_to_read(batch),
         apps(batch),
         requests(batch, &columns, charts),
@@ -40,6 +44,22 @@ fn header(batch: &Batch) -> String {
         .iter()
         .map(|(t, v)| format!("{t} {v}"))
         .collect();
+    let pinning = if sets.unpinned.is_empty() {
+        "every process pinned with taskset".to_owned()
+    } else {
+        format!("NOT pinned: {}", sets.unpinned.join(", "))
+    };
+    let pacer = match &batch.pacer {
+        Some(pacer) => format!(
+            "the Go reference ({}) on the app CPUs; per route a {} s warm-up, then one {} s run \
+             after each app run; environment {}",
+            pacer.app,
+            pacer.warmup_secs,
+            settings.duration_secs,
+            environment(&pacer.env)
+        ),
+        None => "none: this batch ran no paired Go runs".to_owned(),
+    };
     let mut table = Table::new(["setup", ""]);
     for (what, value) in [
         ("batch", batch.id.clone()),
@@ -60,17 +80,22 @@ fn header(batch: &Batch) -> String {
                 sets.app, sets.services, sets.load, sets.note
             ),
         ),
+        ("pinning", pinning),
         (
             "load",
             format!(
-                "{}, {} connections; per route a {} s warm-up, then {} × {} s runs{quick}",
-                settings.loadgen,
-                settings.connections,
-                settings.warmup_secs,
-                settings.runs,
-                settings.duration_secs
+                "{}, {} connections{quick}",
+                settings.loadgen, settings.connections
             ),
         ),
+        (
+            "rounds",
+            format!(
+                "{}, each visiting every app once; per app and route a {} s warm-up, then one {} s run",
+                settings.runs, settings.warmup_secs, settings.duration_secs
+            ),
+        ),
+        ("pacer", pacer),
         ("routes", settings.routes.join(", ")),
         ("tools", tools.join(" · ")),
         ("seed checksum", batch.seed_checksum.clone()),
@@ -86,18 +111,244 @@ fn header(batch: &Batch) -> String {
     )
 }
 
+/// `WORKERS=1 POOL_MAX=16`, or that the harness set nothing.
+fn environment(env: &BTreeMap<String, String>) -> String {
+    if env.is_empty() {
+        return "none recorded".to_owned();
+    }
+    let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    pairs.join(" ")
+}
+
+/// The app that pairs with the pacer, the same program: its ratio is the noise floor.
+fn is_go_reference(batch: &Batch, app: &AppResult) -> bool {
+    let reference = batch.pacer.as_ref().map_or("go", |p| p.app.as_str());
+    app.name == reference
+}
+
+/// `2.00× (1.90–2.10)`, with the rounds counted when not all of them paired.
+fn ratio_cell(ratio: &Summary) -> String {
+    let mut notes = Vec::new();
+    if ratio.valid > 1 {
+        notes.push(format!("{:.2}–{:.2}", ratio.min, ratio.max));
+    }
+    if ratio.valid < ratio.runs {
+        notes.push(format!("{}/{} rounds", ratio.valid, ratio.runs));
+    } else if ratio.valid == 1 {
+        notes.push("1 round".to_owned());
+    }
+    format!("{} ({})", numbers::times(ratio.median), notes.join(", "))
+}
+
+fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
+    let mut table =
+        Table::new(std::iter::once("app").chain(columns.iter().map(String::as_str))).numbers(1..);
+    for app in &batch.apps {
+        let name = if is_go_reference(batch, app) {
+            format!("{} (noise floor)", app.name)
+        } else {
+            app.name.clone()
+        };
+        let mut row = vec![name];
+        row.extend(columns.iter().map(|route| {
+            outcome::ratio_to_go(app, route)
+                .map_or_else(|missing| missing.long(), |r| ratio_cell(&r))
+        }));
+        table.row(row);
+    }
+    let (warmup, without_pacer) = match &batch.pacer {
+        Some(pacer) => (
+            format!(" after its own {} s warm-up", pacer.warmup_secs),
+            "",
+        ),
+        None => (
+            String::new(),
+            " This batch ran without the pacer, so no cell has a ratio.",
+        ),
+    };
+    format!(
+        "## Ratio to Go\n\n\
+         Each app run was paired with a run of the Go reference on the same route, seconds later \
+         and on the same CPUs: the pacer, a second Go process started once per batch, idle while \
+         the app is loaded, and run for as long as the app{warmup}. A cell is app req/s ÷ Go \
+         req/s, the median over the rounds in which both runs counted, then the min–max of those \
+         rounds' ratios. Whatever drifts between rounds moves both runs of a pair, so it cancels \
+         in the ratio. Above 1.00× the app served more requests per second than Go. The Go \
+         reference's own row pairs two identical programs: its distance from 1.00× is the \
+         method's noise floor.{without_pacer}\n\n{}",
+        table.to_markdown()
+    )
+}
+
+/// What a route's leader is ranked by: the same measure for every app that has a number.
+enum Measure {
+    RatioToGo,
+    RequestsPerSec,
+}
+
+/// One paragraph per route group: who leads each route, by how much over the second, and
+/// whether the runs' ranges tell them apart.
+fn summaries(batch: &Batch, columns: &[String]) -> String {
+    let paragraphs: Vec<String> = Group::ALL
+        .into_iter()
+        .filter_map(|group| {
+            let group_routes = routes::in_group(columns, group);
+            if group_routes.is_empty() {
+                return None;
+            }
+            let sentences: Vec<String> = group_routes
+                .iter()
+                .map(|route| route_summary(batch, route))
+                .collect();
+            Some(format!("**{}.** {}", group.title(), sentences.join(" ")))
+        })
+        .collect();
+    format!(
+        "## In short\n\n\
+         Per route, the app that leads by ratio to Go (by median req/s where an app has no \
+         valid pair), its margin over the second, and whether the two ranges overlap.\n\n{}\n",
+        paragraphs.join("\n\n")
+    )
+}
+
+fn route_summary(batch: &Batch, route: &str) -> String {
+    let measured: Vec<(&AppResult, Measured)> = batch
+        .apps
+        .iter()
+        .filter_map(|app| Some((app, outcome::route(app, route).ok()?)))
+        .collect();
+    let ratios: Vec<Option<Summary>> = measured
+        .iter()
+        .map(|(app, _)| outcome::ratio_to_go(app, route).ok())
+        .collect();
+    let measure = if ratios.iter().all(Option::is_some) {
+        Measure::RatioToGo
+    } else {
+        Measure::RequestsPerSec
+    };
+    let mut ranked: Vec<(&str, Summary)> = measured
+        .iter()
+        .zip(ratios)
+        .map(|((app, route), ratio)| {
+            let summary = match measure {
+                Measure::RatioToGo => ratio.expect("every app has a ratio"),
+                Measure::RequestsPerSec => route.summary(|r| r.requests_per_sec),
+            };
+            (app.name.as_str(), summary)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
+    let shown = |summary: &Summary| match measure {
+        Measure::RatioToGo => ratio_cell(summary),
+        Measure::RequestsPerSec => format!(
+            "{} req/s ({}–{})",
+            numbers::per_sec(summary.median),
+            numbers::per_sec(summary.min),
+            numbers::per_sec(summary.max)
+        ),
+    };
+    let route = match measure {
+        Measure::RatioToGo => escape(route),
+        Measure::RequestsPerSec => format!(
+            "{}, by median req/s as not every app has a paired Go run",
+            escape(route)
+        ),
+    };
+    match ranked.as_slice() {
+        [] => format!("{route}: no app has a valid run."),
+        [(only, summary)] => format!(
+            "{route}: only {} has a number, {}.",
+            escape(only),
+            shown(summary)
+        ),
+        [(first, lead), (second, next), ..] => {
+            let verdict = if lead.overlaps(next) {
+                "the ranges overlap: within the runs' spread, not a measured difference"
+            } else {
+                "the ranges do not overlap: a measured difference"
+            };
+            let margin = if next.median > 0.0 {
+                format!(
+                    "{} above",
+                    numbers::percent(lead.median / next.median - 1.0)
+                )
+            } else {
+                "ahead of".to_owned()
+            };
+            format!(
+                "{route}: {} leads at {}, {margin} {} at {}; {verdict}.",
+                escape(first),
+                shown(lead),
+                escape(second),
+                shown(next)
+            )
+        }
+    }
+}
+
+/// The pacer's valid runs per route, every app's together: how far the machine itself moved.
+fn drift(batch: &Batch, columns: &[String]) -> String {
+    let title = "## How much the machine drifted during the batch\n\n";
+    let pacer_runs = |route: &str| -> Vec<&Run> {
+        batch
+            .apps
+            .iter()
+            .flat_map(|a| &a.routes)
+            .filter(|r| r.route == route)
+            .flat_map(|r| &r.pacer_runs)
+            .collect()
+    };
+    if columns.iter().all(|route| pacer_runs(route).is_empty()) {
+        return format!(
+            "{title}This batch recorded no paired Go runs, so its drift was not measured.\n"
+        );
+    }
+    let mut table =
+        Table::new(["route", "valid Go runs", "min", "median", "max", "spread"]).numbers(1..);
+    for route in columns {
+        let runs = pacer_runs(route);
+        let valid = runs.iter().filter(|r| r.valid).map(|r| r.requests_per_sec);
+        let count = format!(
+            "{} of {}",
+            runs.iter().filter(|r| r.valid).count(),
+            runs.len()
+        );
+        let cells = match Summary::of(valid, runs.len()) {
+            Some(s) => vec![
+                numbers::per_sec(s.min),
+                numbers::per_sec(s.median),
+                numbers::per_sec(s.max),
+                numbers::percent(s.spread()),
+            ],
+            None => vec!["— no valid Go run".to_owned(); 4],
+        };
+        table.row([vec![route.clone(), count], cells].concat());
+    }
+    format!(
+        "{title}The pacer ran every route after every app run: the same Go program on the same \
+         CPUs each time, so its req/s moves only with the machine. Per route, its valid runs \
+         over the whole batch (every app's pairs together), in req/s; spread = (max − min) / \
+         median. The ratios above cancel this drift pair by pair; the req/s tables below do not, \
+         so a difference between apps there smaller than the route's spread is not a measured \
+         difference.\n\n{}",
+        table.to_markdown()
+    )
+}
+
 fn how_to_read(batch: &Batch) -> String {
     let s = &batch.settings;
     format!(
-        "**How to read this.** Every number is the median of a route's valid runs \
-         ({runs} × {duration} s at {connections} connections after a {warmup} s warm-up); \
-         \"n/N valid\" marks a route where only n of its N runs counted, and the range of \
-         the valid runs follows the medians. A run counts when the load generator reached all its \
-         connections and saw no error and only 200 responses. Invalid runs are listed under \
-         *Failures and invalid runs*, never dropped. A cell without a number says why: \
-         \"—\" and the reason when no run counted, \"failed: stage\" when the app stopped \
-         before the route, \"not run\" when the batch ended before the app. Settings some \
-         apps could not level are under *Deviations*.\n",
+        "**How to read this.** A run counts only if the load generator saw no error, every \
+         response was a 200, every body had the expected length (the page the parity gate \
+         fetched for that path), and the server held all {connections} connections through the \
+         measured window. Medians and min–max ranges are over the rounds: one {duration} s run \
+         per app, route and round, after a {warmup} s warm-up, {runs} rounds in this batch. \
+         \"n/N valid\" marks a route where only n of its N runs counted. Invalid runs, the \
+         app's and the paired Go runs', are listed under *Failures and invalid runs*, never \
+         dropped and never in a median or a ratio. A cell without a number says why: \"—\" and \
+         the reason when no run counted, \"failed: stage\" when the app stopped before the \
+         route, \"not run\" when the batch ended before the app. Settings some apps could not \
+         level are under *Deviations*.\n",
         runs = s.runs,
         duration = s.duration_secs,
         connections = s.connections,
@@ -106,21 +357,36 @@ fn how_to_read(batch: &Batch) -> String {
 }
 
 fn apps(batch: &Batch) -> String {
-    let mut table = Table::new(["app", "stack", "status", "parity with the Go reference"]);
+    let mut table = Table::new([
+        "app",
+        "stack",
+        "status",
+        "parity with the Go reference",
+        "parity after load",
+    ]);
     for app in &batch.apps {
         let status = match &app.status {
             AppStatus::Ok => "ok".to_owned(),
             AppStatus::Pending => "not run".to_owned(),
             AppStatus::Failed { stage, .. } => format!("failed: {stage}"),
         };
-        let parity = match &app.parity {
-            None => "not checked".to_owned(),
-            Some(p) if p.mismatches == 0 => format!("{} pages identical", p.pages),
-            Some(p) => format!("{} of {} pages differ", p.mismatches, p.pages),
-        };
-        table.row(vec![app.name.clone(), app.stack.clone(), status, parity]);
+        table.row(vec![
+            app.name.clone(),
+            app.stack.clone(),
+            status,
+            parity(app.parity.as_ref()),
+            parity(app.parity_after_load.as_ref()),
+        ]);
     }
     format!("## Apps\n\n{}", table.to_markdown())
+}
+
+fn parity(parity: Option<&Parity>) -> String {
+    match parity {
+        None => "not checked".to_owned(),
+        Some(p) if p.mismatches == 0 => format!("{} pages identical", p.pages),
+        Some(p) => format!("{} of {} pages differ", p.mismatches, p.pages),
+    }
 }
 
 /// `![title](file)` for a chart the batch has.
@@ -154,7 +420,10 @@ fn measured_or_short(app: &AppResult, route: &str, cell: impl Fn(Measured) -> St
 }
 
 fn requests(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
-    let mut text = "## Requests per second\n\n".to_owned();
+    let mut text = "## Requests per second\n\n\
+                    Each bar is the median of the valid runs; its whisker spans the lowest and \
+                    highest valid run.\n\n"
+        .to_owned();
     for group in Group::ALL {
         if !routes::in_group(columns, group).is_empty() {
             text.push_str(&format!(
@@ -172,10 +441,10 @@ fn requests(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
         |app, route| match outcome::route(app, route) {
             Err(missing) => missing.long(),
             Ok(measured) => {
-                let spread = measured.spread(|r| r.requests_per_sec);
-                let median = numbers::per_sec(spread.median);
-                if spread.valid < spread.runs {
-                    format!("{median} ({}/{} valid)", spread.valid, spread.runs)
+                let summary = measured.summary(|r| r.requests_per_sec);
+                let median = numbers::per_sec(summary.median);
+                if summary.valid < summary.runs {
+                    format!("{median} ({}/{} valid)", summary.valid, summary.runs)
                 } else {
                     median
                 }
@@ -185,11 +454,11 @@ fn requests(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
     text.push_str("\nThe range of those runs, min–max req/s:\n\n");
     text.push_str(&per_route_table(batch, columns, |app, route| {
         measured_or_short(app, route, |measured| {
-            let spread = measured.spread(|r| r.requests_per_sec);
+            let summary = measured.summary(|r| r.requests_per_sec);
             format!(
                 "{}–{}",
-                numbers::per_sec(spread.min),
-                numbers::per_sec(spread.max)
+                numbers::per_sec(summary.min),
+                numbers::per_sec(summary.max)
             )
         })
     }));
@@ -253,33 +522,43 @@ fn memory_and_cpu(batch: &Batch, columns: &[String], charts: &[Chart]) -> String
 }
 
 fn ceilings(batch: &Batch, columns: &[String]) -> String {
-    let mut table = Table::new(["ceiling", "per second", "how"]).numbers(1..2);
-    if let Some(http) = &batch.ceilings.http {
-        table.row(vec![
-            "HTTP: the load generator against a static page".to_owned(),
-            numbers::per_sec(http.per_sec),
-            http.how.clone(),
-        ]);
-    }
-    for (page, ceiling) in &batch.ceilings.database {
-        table.row(vec![
-            format!("DB: {page} page's queries (pgbench)"),
-            numbers::per_sec(ceiling.per_sec),
-            ceiling.how.clone(),
-        ]);
+    let mut table =
+        Table::new(["ceiling", "median per second", "range", "valid runs", "how"]).numbers(1..4);
+    for (name, ceiling) in routes::named_ceilings(batch) {
+        let made = ceiling.runs.len() + ceiling.invalid.len();
+        let (median, range, valid) = if ceiling.runs.is_empty() && ceiling.invalid.is_empty() {
+            // A batch recorded before ceilings kept their runs: one number, no range.
+            (
+                numbers::per_sec(ceiling.per_sec),
+                "— runs not recorded".to_owned(),
+                "—".to_owned(),
+            )
+        } else if ceiling.runs.is_empty() {
+            let none = "— no valid run".to_owned();
+            (none.clone(), none, format!("0 of {made}"))
+        } else {
+            let (min, max) = ceiling.range();
+            (
+                numbers::per_sec(ceiling.per_sec),
+                format!("{}–{}", numbers::per_sec(min), numbers::per_sec(max)),
+                format!("{} of {made}", ceiling.runs.len()),
+            )
+        };
+        table.row(vec![name, median, range, valid, ceiling.how.clone()]);
     }
     let intro = "What limits a route before the app does, measured in the same batch, and each \
                  app's median as a share of it: the database ceiling of the page for uncached \
-                 pages (when measured), the HTTP ceiling otherwise. Near 100 % the client or the \
-                 database, not the app, was the limit.";
+                 pages (when measured), the HTTP client ceiling otherwise. Near 100 % the client \
+                 or the database, not the app, was the limit. An app median above the ceiling's \
+                 median but not above its highest run is \"at the ceiling\"; above its highest \
+                 run, the ceiling did not hold, and the cell says so instead of a share above \
+                 100 %.";
     let shares = per_route_table(batch, columns, |app, route| {
         measured_or_short(app, route, |measured| {
             let median = measured.median(|r| r.requests_per_sec);
             match routes::ceiling(batch, route) {
-                Some((name, ceiling)) if ceiling.per_sec > 0.0 => {
-                    format!("{} of {name}", numbers::share(median / ceiling.per_sec))
-                }
-                _ => "— no ceiling measured".to_owned(),
+                Some((name, ceiling)) => against_ceiling(median, name, ceiling),
+                None => "— no ceiling measured".to_owned(),
             }
         })
     });
@@ -291,7 +570,23 @@ fn ceilings(batch: &Batch, columns: &[String]) -> String {
     format!("## Ceilings\n\n{intro}\n\n{measured}\n{shares}")
 }
 
-/// What each app runs with, from its manifest: the settings a fair comparison has to show.
+/// An app's median against a ceiling: a share of it, at it, or beyond what its runs reached.
+fn against_ceiling(median: f64, name: &str, ceiling: &Ceiling) -> String {
+    if ceiling.per_sec <= 0.0 {
+        return format!("— no valid run of the {name}");
+    }
+    let (_, max) = ceiling.range();
+    if median > max {
+        format!("above the {name}'s range: the ceiling did not hold")
+    } else if median > ceiling.per_sec {
+        format!("at the {name}")
+    } else {
+        format!("{} of the {name}", numbers::share(median / ceiling.per_sec))
+    }
+}
+
+/// What each app runs with, from its manifest and the harness: the settings a fair
+/// comparison has to show.
 fn app_settings(batch: &Batch) -> String {
     let mut table = Table::new([
         "app",
@@ -300,25 +595,36 @@ fn app_settings(batch: &Batch) -> String {
         "queries home/post/tag",
         "connection per request",
         "page cache",
+        "environment set by the harness",
     ]);
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     for app in &batch.apps {
-        let Some(s) = &app.settings else { continue };
-        table.row(vec![
-            app.name.clone(),
-            format!("{}/{}", s.pool_max, s.pool_min),
-            format!(
-                "{} / {}",
-                yes_no(s.ping_on_acquire),
-                yes_no(s.ping_on_release)
-            ),
-            format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
-            s.connection.clone(),
-            s.cache.clone(),
-        ]);
+        let manifest = match &app.settings {
+            Some(s) => vec![
+                format!("{}/{}", s.pool_max, s.pool_min),
+                format!(
+                    "{} / {}",
+                    yes_no(s.ping_on_acquire),
+                    yes_no(s.ping_on_release)
+                ),
+                format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
+                s.connection.clone(),
+                s.cache.clone(),
+            ],
+            None => vec!["— not in the manifest".to_owned(); 5],
+        };
+        table.row(
+            [
+                vec![app.name.clone()],
+                manifest,
+                vec![environment(&app.env)],
+            ]
+            .concat(),
+        );
     }
     format!(
-        "## App settings\n\nFrom each app's manifest (`bench.toml`); the Go reference is the yardstick.\n\n{}",
+        "## App settings\n\nFrom each app's manifest (`bench.toml`), and the environment the \
+         harness set on top of the app's own defaults; the Go reference is the yardstick.\n\n{}",
         table.to_markdown()
     )
 }
@@ -397,29 +703,53 @@ fn versions(batch: &Batch) -> String {
 fn failures(batch: &Batch) -> String {
     let mut text = "## Failures and invalid runs\n\n".to_owned();
     for app in &batch.apps {
-        if let AppStatus::Failed { stage, reason } = &app.status {
+        let AppStatus::Failed { stage, reason } = &app.status else {
+            continue;
+        };
+        text.push_str(&format!(
+            "### {} failed: {}\n\n{}\n\n",
+            escape(&app.name),
+            escape(stage),
+            escape(reason)
+        ));
+        for (parity, when) in [
+            (&app.parity, "Before load"),
+            (
+                &app.parity_after_load,
+                "After load, pages changed under load",
+            ),
+        ] {
+            let Some(parity) = parity.as_ref().filter(|p| p.mismatches > 0) else {
+                continue;
+            };
             text.push_str(&format!(
-                "### {} failed: {}\n\n{}\n\n",
-                escape(&app.name),
-                escape(stage),
-                escape(reason)
+                "{when}: {} of {} pages differ from the Go reference's.",
+                parity.mismatches, parity.pages
             ));
-            if let Some(diff) = app.parity.as_ref().and_then(|p| p.first_diff.as_deref()) {
-                text.push_str(&format!(
-                    "The first differing page, Go reference against {}:\n\n{}\n",
+            match &parity.first_diff {
+                Some(diff) => text.push_str(&format!(
+                    " The first differing page, Go reference against {}:\n\n{}\n",
                     escape(&app.name),
                     code_block("diff", diff)
-                ));
+                )),
+                None => text.push_str("\n\n"),
             }
         }
     }
-    let mut invalid = Table::new(["app", "route", "run", "req/s", "reason"]).numbers(2..4);
+
+    let mut invalid = Table::new(["app", "route", "run", "round", "req/s", "reason"]).numbers(3..5);
     for app in &batch.apps {
         for route in &app.routes {
-            for run in route.runs.iter().filter(|r| !r.valid) {
+            let app_runs = route.runs.iter().map(|run| ("app", run));
+            let pacer_runs = route
+                .pacer_runs
+                .iter()
+                .map(|run| ("paired Go run (pacer)", run));
+            for (whose, run) in app_runs.chain(pacer_runs).filter(|(_, run)| !run.valid) {
                 invalid.row(vec![
                     app.name.clone(),
                     route.route.clone(),
+                    whose.to_owned(),
                     run.index.to_string(),
                     numbers::per_sec(run.requests_per_sec),
                     run.invalid_reason
@@ -429,16 +759,28 @@ fn failures(batch: &Batch) -> String {
             }
         }
     }
-    let any_failed = batch
-        .apps
-        .iter()
-        .any(|a| matches!(a.status, AppStatus::Failed { .. }));
     if !invalid.is_empty() {
         text.push_str(&format!(
-            "### Invalid runs\n\nKept and shown, left out of the medians:\n\n{}",
+            "### Invalid runs\n\nKept and shown, left out of the medians and the ratios; a \
+             paired Go run is the pacer's run right after the app's in the same round:\n\n{}\n",
             invalid.to_markdown()
         ));
-    } else if !any_failed {
+    }
+
+    let mut ceilings = Table::new(["ceiling", "reason"]);
+    for (name, ceiling) in routes::named_ceilings(batch) {
+        for reason in &ceiling.invalid {
+            ceilings.row(vec![name.clone(), reason.clone()]);
+        }
+    }
+    if !ceilings.is_empty() {
+        text.push_str(&format!(
+            "### Invalid ceiling runs\n\nLeft out of the ceilings' medians and ranges:\n\n{}\n",
+            ceilings.to_markdown()
+        ));
+    }
+
+    if batch.problems().is_empty() && ceilings.is_empty() {
         text.push_str("None: every app ran and every run counted.\n");
     }
     text

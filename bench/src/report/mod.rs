@@ -11,7 +11,7 @@ mod outcome;
 mod profiles;
 mod routes;
 
-pub use compare::{BAND, Comparison};
+pub use compare::{BAND, Comparison, differences};
 
 use crate::results::profile::{Profile, RenderTimes};
 use crate::results::{Batch, write_atomically};
@@ -52,12 +52,14 @@ pub fn write(dir: &Path, profiles: Option<&Path>) -> Result<()> {
 }
 
 /// Prints the change per app and route between two batches; `Ok(false)` when any change is
-/// outside the ±15 % band.
-pub fn compare(before: &Path, after: &Path) -> Result<bool> {
+/// outside its band. Batches measured differently are an error listing the differences,
+/// unless `force`: then the differences are printed first and the comparison follows.
+pub fn compare(before: &Path, after: &Path, force: bool) -> Result<bool> {
     let comparison = Comparison::of(
         &Batch::load(&before.join("results.json"))?,
         &Batch::load(&after.join("results.json"))?,
-    );
+        force,
+    )?;
     print!("{}", comparison.text);
     Ok(comparison.within_band)
 }

@@ -35,6 +35,16 @@ pub fn share(ratio: f64) -> String {
     format!("{:.0} %", ratio * 100.0)
 }
 
+/// A spread or a band, one decimal: 0.042 → `4.2 %`.
+pub fn percent(ratio: f64) -> String {
+    format!("{:.1} %", ratio * 100.0)
+}
+
+/// A ratio of two rates: 1.843 → `1.84×`.
+pub fn times(ratio: f64) -> String {
+    format!("{ratio:.2}×")
+}
+
 /// A relative change with its sign: 0.2 → `+20.0 %`.
 pub fn change(ratio: f64) -> String {
     format!("{:+.1} %", ratio * 100.0)
@@ -59,5 +69,7 @@ mod tests {
         assert_eq!(change(0.2), "+20.0 %");
         assert_eq!(change(-0.05), "-5.0 %");
         assert_eq!(share(0.453), "45 %");
+        assert_eq!(percent(0.0425), "4.2 %");
+        assert_eq!(times(1.843), "1.84×");
     }
 }

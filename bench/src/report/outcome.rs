@@ -9,6 +9,11 @@ use crate::results::{AppResult, AppStatus, RouteResult, Run, median};
 pub enum Missing<'a> {
     /// Runs were made and none counted (SPEC §5 admission).
     NoValidRun { runs: usize, reasons: Vec<&'a str> },
+    /// The app's runs counted, but in no round did the paired Go run count too.
+    NoPairedGoRun {
+        go_runs: usize,
+        reasons: Vec<&'a str>,
+    },
     /// The app stopped before this route (build, start, parity…).
     AppFailed { stage: &'a str },
     /// The batch ended before this app.
@@ -22,18 +27,29 @@ impl Missing<'_> {
     pub fn short(&self) -> String {
         match self {
             Missing::NoValidRun { .. } => "— no valid run".to_owned(),
+            Missing::NoPairedGoRun { .. } => "— no valid paired Go run".to_owned(),
             Missing::AppFailed { stage } => format!("failed: {stage}"),
             Missing::NotRun => "not run".to_owned(),
             Missing::NotMeasured => "— not measured".to_owned(),
         }
     }
 
-    /// With the reason, for the main table.
+    /// With the reason, for the main tables.
     pub fn long(&self) -> String {
         match self {
             Missing::NoValidRun { runs, reasons } => {
                 format!("— {runs}/{runs} runs invalid: {}", reasons.join("; "))
             }
+            Missing::NoPairedGoRun { go_runs: 0, .. } => {
+                "— no Go run was paired with it".to_owned()
+            }
+            Missing::NoPairedGoRun { reasons, .. } if reasons.is_empty() => {
+                "— no round in which both runs counted".to_owned()
+            }
+            Missing::NoPairedGoRun { reasons, .. } => format!(
+                "— no round in which both runs counted; Go runs invalid: {}",
+                reasons.join("; ")
+            ),
             other => other.short(),
         }
     }
@@ -44,12 +60,13 @@ impl Missing<'_> {
 pub struct Measured<'a>(&'a RouteResult);
 
 impl Measured<'_> {
-    pub fn spread(&self, pick: impl Fn(&Run) -> f64) -> Spread {
-        Spread::of(self.0, pick).expect("a measured route has a valid run")
+    pub fn summary(&self, pick: impl Fn(&Run) -> f64) -> Summary {
+        Summary::of(self.0.valid_runs().map(pick), self.0.runs.len())
+            .expect("a measured route has a valid run")
     }
 
     pub fn median(&self, pick: impl Fn(&Run) -> f64) -> f64 {
-        self.spread(pick).median
+        self.summary(pick).median
     }
 }
 
@@ -63,6 +80,17 @@ pub fn route<'a>(app: &'a AppResult, route: &str) -> Result<Measured<'a>, Missin
         }),
         _ => Err(not_measured(app)),
     }
+}
+
+/// App req/s ÷ paired Go req/s over the rounds in which both runs counted (SPEC §5.7);
+/// `runs` of the summary is the app's runs on the route.
+pub fn ratio_to_go<'a>(app: &'a AppResult, route: &str) -> Result<Summary, Missing<'a>> {
+    let measured = self::route(app, route)?;
+    let ratios = measured.0.ratios_to_pacer();
+    Summary::of(ratios, measured.0.runs.len()).ok_or_else(|| Missing::NoPairedGoRun {
+        go_runs: measured.0.pacer_runs.len(),
+        reasons: distinct_reasons(&measured.0.pacer_runs),
+    })
 }
 
 /// The first run of the home page, during which the runner samples the app's RSS (SPEC §5),
@@ -97,26 +125,60 @@ fn distinct_reasons(runs: &[Run]) -> Vec<&str> {
     reasons
 }
 
-/// One number over a route's valid runs.
+/// One number over a set of valid runs: median, min and max.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
+pub struct Summary {
     pub median: f64,
     pub min: f64,
     pub max: f64,
+    /// How many values the summary is over.
     pub valid: usize,
+    /// How many runs were made, counted or not.
     pub runs: usize,
 }
 
-impl Spread {
-    fn of(route: &RouteResult, pick: impl Fn(&Run) -> f64) -> Option<Spread> {
-        let values = || route.valid_runs().map(&pick);
-        let (median, valid) = median(values())?;
-        Some(Spread {
+impl Summary {
+    /// `None` without a value.
+    pub fn of(values: impl IntoIterator<Item = f64>, runs: usize) -> Option<Summary> {
+        let values: Vec<f64> = values.into_iter().collect();
+        let (median, valid) = median(values.iter().copied())?;
+        Some(Summary {
             median,
-            min: values().fold(f64::INFINITY, f64::min),
-            max: values().fold(f64::NEG_INFINITY, f64::max),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             valid,
-            runs: route.runs.len(),
+            runs,
         })
+    }
+
+    /// SPEC §5.1's spread: (max − min) / median.
+    pub fn spread(&self) -> f64 {
+        if self.median > 0.0 {
+            (self.max - self.min) / self.median
+        } else {
+            0.0
+        }
+    }
+
+    /// The two ranges share a value: the runs cannot tell the medians apart.
+    pub fn overlaps(&self, other: &Summary) -> bool {
+        self.min <= other.max && other.min <= self.max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_spread_and_overlap() {
+        let a = Summary::of([90.0, 110.0, 100.0], 3).unwrap();
+        assert_eq!((a.median, a.min, a.max, a.valid), (100.0, 90.0, 110.0, 3));
+        assert!((a.spread() - 0.2).abs() < 1e-12);
+        let b = Summary::of([111.0, 120.0], 3).unwrap();
+        assert!(!a.overlaps(&b) && !b.overlaps(&a));
+        let c = Summary::of([110.0], 1).unwrap();
+        assert!(a.overlaps(&c) && c.overlaps(&a));
+        assert_eq!(Summary::of([], 3), None);
     }
 }

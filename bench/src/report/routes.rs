@@ -95,14 +95,35 @@ pub fn in_group(columns: &[String], group: Group) -> Vec<String> {
 }
 
 /// What limits a route before the app does: the database ceiling of that page for the
-/// uncached pages when the batch measured one, else the HTTP ceiling. The name says which.
+/// uncached pages when the batch measured one, else the HTTP client ceiling. The name says
+/// which.
 pub fn ceiling<'a>(batch: &'a Batch, route: &str) -> Option<(&'static str, &'a Ceiling)> {
     let database = match group(route) {
         Group::Uncached => batch.ceilings.database.get(route),
         _ => None,
     };
     match database {
-        Some(ceiling) => Some(("DB", ceiling)),
-        None => batch.ceilings.http.as_ref().map(|c| ("HTTP", c)),
+        Some(ceiling) => Some(("database ceiling", ceiling)),
+        None => batch
+            .ceilings
+            .http
+            .as_ref()
+            .map(|c| ("HTTP client ceiling", c)),
     }
+}
+
+/// Every ceiling of the batch under the name of what it measures (SPEC §5.8).
+pub fn named_ceilings(batch: &Batch) -> Vec<(String, &Ceiling)> {
+    let http = batch.ceilings.http.iter().map(|ceiling| {
+        let name = format!(
+            "HTTP client ceiling: {} against a static page the size of the home page",
+            batch.settings.loadgen
+        );
+        (name, ceiling)
+    });
+    let database = batch.ceilings.database.iter().map(|(page, ceiling)| {
+        let name = format!("database ceiling: pgbench running the {page} page's statements");
+        (name, ceiling)
+    });
+    http.chain(database).collect()
 }

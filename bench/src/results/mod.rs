@@ -26,6 +26,19 @@ pub struct Batch {
     pub seed_checksum: String,
     pub ceilings: Ceilings,
     pub apps: Vec<AppResult>,
+    /// The Go reference run beside each app (the pacer), so every app run has a Go run
+    /// seconds away: its process and environment. Its runs are in each app's routes.
+    #[serde(default)]
+    pub pacer: Option<Pacer>,
+}
+
+/// The second Go reference process, started once per batch on the app's CPUs and kept idle
+/// beside the app under test; after each app run, the same route is run against it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Pacer {
+    pub app: String,
+    pub env: BTreeMap<String, String>,
+    pub warmup_secs: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -45,6 +58,10 @@ pub struct CpuSets {
     pub load: String,
     /// How the split was chosen.
     pub note: String,
+    /// What `taskset` could not pin (empty when everything was pinned); only with
+    /// `--allow-unpinned`, else the batch stops.
+    #[serde(default)]
+    pub unpinned: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -52,6 +69,7 @@ pub struct Settings {
     pub connections: u32,
     pub duration_secs: f64,
     pub warmup_secs: f64,
+    /// Rounds: each visits every app once and runs each route once.
     pub runs: u32,
     pub loadgen: String,
     pub quick: bool,
@@ -66,10 +84,30 @@ pub struct Ceilings {
     pub database: BTreeMap<String, Ceiling>,
 }
 
+/// A ceiling measured like an app: warm-up, then runs. `per_sec` is the median of the
+/// valid runs; `runs` keeps every run's rate.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Ceiling {
     pub per_sec: f64,
     pub how: String,
+    #[serde(default)]
+    pub runs: Vec<f64>,
+    /// Why a run did not count, one entry per invalid run.
+    #[serde(default)]
+    pub invalid: Vec<String>,
+}
+
+impl Ceiling {
+    /// The lowest and highest run (the median alone for a batch that kept no runs).
+    pub fn range(&self) -> (f64, f64) {
+        let min = self.runs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.runs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if self.runs.is_empty() {
+            (self.per_sec, self.per_sec)
+        } else {
+            (min, max)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -80,9 +118,17 @@ pub struct AppResult {
     /// The manifest's `[settings]`: pool, pings, queries per page, cache.
     #[serde(default)]
     pub settings: Option<crate::stack::manifest::Settings>,
+    /// The environment the harness set for the app (`WORKERS`, …), on top of the app's
+    /// own defaults.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
     /// `Failed` stops this app's benchmark (build, start, parity) with the reason.
     pub status: AppStatus,
     pub parity: Option<Parity>,
+    /// The parity pages fetched again after the app's last run: a page that changed under
+    /// load fails the app.
+    #[serde(default)]
+    pub parity_after_load: Option<Parity>,
     pub deviations: Vec<(String, String, String)>,
     pub routes: Vec<RouteResult>,
 }
@@ -107,19 +153,37 @@ pub struct Parity {
 pub struct RouteResult {
     pub route: String,
     pub path: String,
+    /// The body length every response must have: the page the parity gate fetched.
+    #[serde(default)]
+    pub expected_bytes: Option<u64>,
+    /// One run per round; `index` is the round.
     pub runs: Vec<Run>,
+    /// The pacer's (Go's) run on the same route right after each of `runs`, same `index`.
+    #[serde(default)]
+    pub pacer_runs: Vec<Run>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Run {
+    /// The round (1-based).
     pub index: u32,
     pub requests: u64,
     pub requests_per_sec: f64,
     pub latency_ms: Latency,
     pub status_codes: BTreeMap<String, u64>,
     pub errors: BTreeMap<String, u64>,
+    /// The fewest connections the app held at once during the measured window (from its
+    /// own sockets).
     pub connections: u32,
-    /// Seed 003 admission: no errors, only the expected status codes.
+    /// Response body bytes the load generator read, over all responses.
+    #[serde(default)]
+    pub body_bytes: Option<u64>,
+    /// Responses whose body length was not the expected one, when the load generator
+    /// counts them one by one (wrk); oha gives only the total.
+    #[serde(default)]
+    pub wrong_length: Option<u64>,
+    /// Admission (docs/spec.md §5): every condition held; else `invalid_reason` lists each
+    /// that did not.
     pub valid: bool,
     pub invalid_reason: Option<String>,
     pub app_cpu_percent: f64,
@@ -151,6 +215,68 @@ impl RouteResult {
 
     pub fn valid_runs(&self) -> impl Iterator<Item = &Run> {
         self.runs.iter().filter(|r| r.valid)
+    }
+
+    /// App ÷ pacer req/s for each round where both runs counted.
+    pub fn ratios_to_pacer(&self) -> Vec<f64> {
+        self.valid_runs()
+            .filter_map(|run| {
+                let pacer = self
+                    .pacer_runs
+                    .iter()
+                    .find(|p| p.index == run.index && p.valid)?;
+                (pacer.requests_per_sec > 0.0)
+                    .then(|| run.requests_per_sec / pacer.requests_per_sec)
+            })
+            .collect()
+    }
+}
+
+impl AppResult {
+    pub fn failed(&self) -> bool {
+        matches!(self.status, AppStatus::Failed { .. })
+    }
+
+    /// Every run of the app and of its pacer that did not count.
+    pub fn invalid_runs(&self) -> impl Iterator<Item = (&RouteResult, &Run)> {
+        self.routes.iter().flat_map(|route| {
+            route
+                .runs
+                .iter()
+                .chain(&route.pacer_runs)
+                .filter(|run| !run.valid)
+                .map(move |run| (route, run))
+        })
+    }
+}
+
+impl Batch {
+    /// What went wrong, one line each: failed apps and invalid runs. Empty for a clean
+    /// batch; `blogbench bench` exits non-zero otherwise.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for app in &self.apps {
+            if let AppStatus::Failed { stage, reason } = &app.status {
+                problems.push(format!("{}: failed at {stage}: {reason}", app.name));
+            }
+            for (route, run) in app.invalid_runs() {
+                let whose = if route.pacer_runs.iter().any(|p| std::ptr::eq(p, run)) {
+                    " (pacer)"
+                } else {
+                    ""
+                };
+                problems.push(format!(
+                    "{} {} round {}{whose}: invalid: {}",
+                    app.name,
+                    route.route,
+                    run.index,
+                    run.invalid_reason
+                        .as_deref()
+                        .unwrap_or("no reason recorded")
+                ));
+            }
+        }
+        problems
     }
 }
 

@@ -17,7 +17,12 @@ pub struct App {
 
 pub const GO: &str = "go";
 
-/// Every app: `go` first, then `apps/*` in name order.
+/// Folders of apps outside the workspace, `:`-separated, added after the workspace's own
+/// (an app being tried, or the admission tests' misbehaving apps).
+pub const EXTRA_APPS_VAR: &str = "BLOGBENCH_EXTRA_APPS";
+
+/// Every app: `go` first, then `apps/*` in name order, then the folders in
+/// `BLOGBENCH_EXTRA_APPS`.
 pub fn all() -> Result<Vec<App>> {
     let mut dirs = vec![workspace_dir().join("go-reference")];
     let mut crates: Vec<PathBuf> = std::fs::read_dir(workspace_dir().join("apps"))?
@@ -28,6 +33,9 @@ pub fn all() -> Result<Vec<App>> {
         .collect();
     crates.sort();
     dirs.extend(crates);
+    if let Some(extra) = std::env::var_os(EXTRA_APPS_VAR) {
+        dirs.extend(std::env::split_paths(&extra));
+    }
     dirs.into_iter()
         .map(|dir| {
             let manifest = Manifest::load(&dir.join("bench.toml"))?;

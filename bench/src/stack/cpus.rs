@@ -3,6 +3,7 @@
 
 use super::processes::pids_named;
 use anyhow::{Context, Result, bail};
+use std::path::Path;
 use std::process::Command;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,30 +87,71 @@ pub fn format_list(cpus: &[usize]) -> String {
 /// Services pinned for the batch; dropping it gives each process back the affinity it had.
 pub struct PinnedServices {
     originals: Vec<(u32, String)>,
+    /// What could not be pinned, with taskset's reason.
+    pub unpinned: Vec<String>,
 }
 
 impl PinnedServices {
     /// Pins every thread of every PostgreSQL and Redis process to `cpus`. New Postgres
-    /// backends inherit the postmaster's affinity.
+    /// backends inherit the postmaster's affinity. A process that exits meanwhile (a
+    /// backend closing) is no failure; one that stays unpinned is.
     pub fn pin(cpus: &[usize]) -> Result<PinnedServices> {
-        let mut originals = Vec::new();
-        for pid in pids_named("postgres")
-            .into_iter()
-            .chain(pids_named("redis-server"))
-        {
-            let Some(mask) = affinity_mask(pid) else {
-                continue;
-            };
-            let status = Command::new("taskset")
-                .args(["-a", "-p", "-c", &format_list(cpus), &pid.to_string()])
-                .output()
-                .context("run taskset (Debian package util-linux)")?;
-            if status.status.success() {
-                originals.push((pid, mask));
+        let mut pinned = PinnedServices {
+            originals: Vec::new(),
+            unpinned: Vec::new(),
+        };
+        for service in ["postgres", "redis-server"] {
+            let pids = pids_named(service);
+            if pids.is_empty() {
+                pinned.unpinned.push(format!(
+                    "{service}: no process found; start it with `make services`"
+                ));
+            }
+            for pid in pids {
+                let Some(mask) = affinity_mask(pid) else {
+                    continue;
+                };
+                match pin_process(pid, cpus) {
+                    Ok(()) => pinned.originals.push((pid, mask)),
+                    Err(_) if !Path::new(&format!("/proc/{pid}")).exists() => {}
+                    Err(err) => pinned
+                        .unpinned
+                        .push(format!("{service} (pid {pid}): {err:#}")),
+                }
             }
         }
-        Ok(PinnedServices { originals })
+        Ok(pinned)
     }
+}
+
+/// Pins every thread of `pid` (and the threads it starts later) to `cpus`.
+pub fn pin_process(pid: u32, cpus: &[usize]) -> Result<()> {
+    let list = format_list(cpus);
+    let output = Command::new("taskset")
+        .args(["-a", "-p", "-c", &list, &pid.to_string()])
+        .output()
+        .context("run taskset (Debian package util-linux)")?;
+    if !output.status.success() {
+        bail!(
+            "taskset could not pin pid {pid} to CPUs {list}: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Every CPU in `cpus` exists on this machine (taskset would fail later, app by app).
+pub fn check_available(what: &str, cpus: &[usize], cores: usize) -> Result<()> {
+    if cpus.is_empty() {
+        bail!("no CPUs given for the {what}");
+    }
+    if let Some(cpu) = cpus.iter().find(|&&cpu| cpu >= cores) {
+        bail!(
+            "CPU {cpu} for the {what} does not exist: this machine has CPUs 0-{}",
+            cores - 1
+        );
+    }
+    Ok(())
 }
 
 /// `taskset -p`'s hexadecimal mask of `pid`.

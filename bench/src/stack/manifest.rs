@@ -1,6 +1,6 @@
 //! The per-app manifest (`apps/<name>/bench.toml`, `go-reference/bench.toml`): what the app
 //! is built from, the settings that matter for a fair comparison, and every deviation from
-//! the SPEC's rules with its reason. The format is documented in `apps/README.md`.
+//! the rules of docs/spec.md with its reason. The format is documented in `apps/README.md`.
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -15,6 +15,9 @@ pub struct Manifest {
     pub stack: String,
     /// The release binary's name, when it is not `name`.
     pub binary: Option<String>,
+    /// Arguments the binary is started with.
+    #[serde(default)]
+    pub args: Vec<String>,
     /// Crates (or Go modules) whose resolved versions the report prints.
     pub key_packages: Vec<String>,
     pub settings: Settings,

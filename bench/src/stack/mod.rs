@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod cpus;
 pub mod manifest;
+pub mod misbehaving;
 pub mod page_cache;
 pub mod processes;
 pub mod server;

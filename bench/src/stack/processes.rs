@@ -1,6 +1,6 @@
 //! What `/proc` says about processes: CPU time, memory, descendants, names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct Stat {
     /// utime + stime, in clock ticks.
@@ -81,8 +81,104 @@ pub fn pids_named(comm: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Established TCP connections whose local port is `port` and whose socket is open in one
+/// of `pids` (its inode in `/proc/<pid>/fd`): the connections the process really accepted.
+/// Handshakes the kernel completed into a listen backlog the process never accepted are
+/// not counted, unlike a plain look at `/proc/net/tcp`.
+pub fn connections_held(pids: &[u32], port: u16) -> u32 {
+    let inodes = socket_inodes(pids);
+    tcp_sockets()
+        .filter(|s| s.local_port == port && s.established && inodes.contains(&s.inode))
+        .count() as u32
+}
+
+/// The local ports of the TCP sockets open in `pids` (e.g. an app's PostgreSQL
+/// connections, as `pg_stat_activity.client_port` shows them).
+pub fn local_ports(pids: &[u32]) -> HashSet<u16> {
+    let inodes = socket_inodes(pids);
+    tcp_sockets()
+        .filter(|s| inodes.contains(&s.inode))
+        .map(|s| s.local_port)
+        .collect()
+}
+
+/// The inodes of the sockets `pids` have open (`socket:[1234]` links in `/proc/<pid>/fd`).
+fn socket_inodes(pids: &[u32]) -> HashSet<u64> {
+    pids.iter()
+        .filter_map(|pid| std::fs::read_dir(format!("/proc/{pid}/fd")).ok())
+        .flat_map(|fds| fds.flatten())
+        .filter_map(|fd| {
+            let target = std::fs::read_link(fd.path()).ok()?;
+            target
+                .to_str()?
+                .strip_prefix("socket:[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+struct TcpSocket {
+    local_port: u16,
+    established: bool,
+    inode: u64,
+}
+
+/// Every IPv4 and IPv6 TCP socket (`/proc/net/tcp`, `/proc/net/tcp6`).
+fn tcp_sockets() -> impl Iterator<Item = TcpSocket> {
+    ["/proc/net/tcp", "/proc/net/tcp6"]
+        .into_iter()
+        .filter_map(|table| std::fs::read_to_string(table).ok())
+        .flat_map(|table| {
+            table
+                .lines()
+                .skip(1)
+                .filter_map(tcp_socket)
+                .collect::<Vec<_>>()
+        })
+}
+
+/// One row of `/proc/net/tcp`: local address, remote address, state (`01` = ESTABLISHED), …,
+/// inode in the tenth column.
+fn tcp_socket(row: &str) -> Option<TcpSocket> {
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    Some(TcpSocket {
+        local_port: u16::from_str_radix(cols.get(1)?.rsplit_once(':')?.1, 16).ok()?,
+        established: *cols.get(3)? == "01",
+        inode: cols.get(9)?.parse().ok()?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_only_connections_the_process_accepted() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let me = [std::process::id()];
+        // Two handshakes completed by the kernel, none accepted: the client sockets are ours
+        // too, but on other local ports.
+        let _a = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let _b = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        assert_eq!(super::connections_held(&me, port), 0);
+        let (_accepted, _) = listener.accept().unwrap();
+        assert_eq!(super::connections_held(&me, port), 1);
+        assert_eq!(super::connections_held(&[], port), 0);
+    }
+
+    #[test]
+    fn reads_tcp_rows() {
+        let row = "   0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 20 4 30 10 -1";
+        let socket = super::tcp_socket(row).unwrap();
+        assert_eq!(
+            (socket.local_port, socket.established, socket.inode),
+            (8080, true, 4242)
+        );
+        let listening = row.replacen(" 01 ", " 0A ", 1);
+        assert!(!super::tcp_socket(&listening).unwrap().established);
+    }
+
     #[test]
     fn reads_this_process() {
         let me = std::process::id();

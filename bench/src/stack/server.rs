@@ -60,6 +60,7 @@ impl RunningApp {
             None => Command::new(&binary),
         };
         let child = command
+            .args(&app.manifest.args)
             .env("BIND", &addr)
             .envs(env.iter().copied())
             .stdout(log.try_clone()?)

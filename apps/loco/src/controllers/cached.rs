@@ -8,7 +8,7 @@ use loco_rs::prelude::*;
 use templates::views::PostPage;
 
 /// `/cached/` itself is routed in `App::before_routes`: Loco's `Routes` strip a trailing
-/// slash, and the SPEC's path has one.
+/// slash, and the path in docs/spec.md §3 has one.
 pub fn routes() -> Routes {
     Routes::new()
         .prefix("/cached")

@@ -1,5 +1,6 @@
 //! `/compute?n=N`: CPU only.
 
+use axum::extract::RawQuery;
 use axum::http::StatusCode;
 use loco_rs::prelude::*;
 
@@ -7,13 +8,10 @@ pub fn routes() -> Routes {
     Routes::new().add("/compute", get(compute))
 }
 
-/// The first `n` counts, as in Go's `URL.Query().Get`.
-pub async fn compute(Query(params): Query<Vec<(String, String)>>) -> Result<Response> {
-    let n = params
-        .iter()
-        .find(|(key, _)| key == "n")
-        .map(|(_, value)| value.as_str());
-    match workload::parse_n(n) {
+/// The raw query, read by the rule every app shares (Go's `parseN`): Loco's `Query` decodes
+/// with other rules (it splits on `;`, for one).
+pub async fn compute(RawQuery(query): RawQuery) -> Result<Response> {
+    match workload::parse_n_query(query.as_deref()) {
         Ok(n) => format::text(&workload::compute_body(n)),
         Err(message) => format::render()
             .status(StatusCode::BAD_REQUEST)

@@ -1,4 +1,4 @@
-//! The controllers (SPEC §3's six routes) and the one error → response mapping.
+//! The controllers (the six routes of docs/spec.md §3) and the one error → response mapping.
 
 pub mod cached;
 pub mod compute;
@@ -10,8 +10,8 @@ use loco_rs::prelude::*;
 /// What a page handler returns.
 pub type Page = std::result::Result<Response, PageError>;
 
-/// Why a page could not be served. Loco's own `Error` answers with JSON; the SPEC wants the
-/// plain-text 503 every app sends while PostgreSQL is unavailable.
+/// Why a page could not be served. Loco's own `Error` answers with JSON; docs/spec.md §3.8
+/// wants the plain-text 503 every app sends while PostgreSQL is unavailable.
 #[derive(Debug)]
 pub enum PageError {
     Database(DbErr),

@@ -1,5 +1,5 @@
-//! SeaORM entities for the SPEC's tables (the shape `sea-orm-cli generate entity` writes,
-//! written by hand: the schema belongs to `seed/`, so the app has no migrations).
+//! SeaORM entities for the tables of docs/spec.md §2 (the shape `sea-orm-cli generate entity`
+//! writes, written by hand: the schema belongs to `seed/`, so the app has no migrations).
 
 pub mod prelude;
 

@@ -1,0 +1,110 @@
+//! Admission that can fail: `blogbench bench --quick` against apps made to misbehave under
+//! load (`blogbench misbehaving-app`: the Go reference's pages served byte for byte, so the
+//! parity gate passes, then 500s, short bodies, or connections left unaccepted once the load
+//! starts). Each of their runs must be invalid for the right reason, the report must list
+//! it, and the command must exit non-zero. Real services, real load (oha), loopback only.
+
+mod common;
+
+use bench::results::Batch;
+use bench::stack::apps::{self, EXTRA_APPS_VAR};
+use bench::stack::server::RunningApp;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// `name`'s folder with a manifest that starts `blogbench misbehaving-app --mode <mode>`.
+fn misbehaving_app(root: &Path, mode: &str, pages_from: &str) -> std::path::PathBuf {
+    let dir = root.join(mode);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = format!(
+        r#"name = "{mode}"
+binary = "blogbench"
+args = ["misbehaving-app", "--mode", "{mode}", "--pages-from", "{pages_from}"]
+stack = "the Go reference's pages, misbehaving under load"
+key_packages = []
+
+[settings]
+pool_max = 16
+pool_min = 4
+ping_on_acquire = false
+ping_on_release = false
+connection = "none"
+workers = "one thread"
+queries = {{ home = 0, post = 0, tag = 0 }}
+cache = "none"
+"#
+    );
+    std::fs::write(dir.join("bench.toml"), manifest).unwrap();
+    dir
+}
+
+#[test]
+fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
+    let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[]).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let modes = [
+        ("status-500", "non-200 responses: 500"),
+        ("short-body", "body bytes"),
+        ("few-connections", "the app held 10 of 50 connections"),
+    ];
+    let dirs: Vec<_> = modes
+        .iter()
+        .map(|(mode, _)| misbehaving_app(root.path(), mode, &go.base_url))
+        .collect();
+    let extra: OsString = std::env::join_paths(&dirs).unwrap();
+    let names = modes.map(|(mode, _)| mode).join(",");
+    let results_dir = results.path().to_str().unwrap();
+    let output = common::blogbench(
+        &[
+            "bench",
+            "--quick",
+            "--apps",
+            &names,
+            "--routes",
+            "home",
+            "--results",
+            results_dir,
+        ],
+        &[(EXTRA_APPS_VAR, extra.as_os_str())],
+    );
+    go.stop();
+    let text = common::text(&output);
+    assert!(!output.status.success(), "bench must fail:\n{text}");
+
+    let dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .next()
+        .expect("a batch folder")
+        .unwrap()
+        .path();
+    let batch = Batch::load(&dir.join("results.json")).unwrap();
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for (mode, reason) in modes {
+        let app = batch.apps.iter().find(|a| a.name == mode).unwrap();
+        let parity = app.parity.as_ref().expect("parity checked");
+        assert_eq!(parity.mismatches, 0, "{mode} serves Go's pages");
+        let run = &app.routes[0].runs[0];
+        let why = run.invalid_reason.as_deref().unwrap_or_default();
+        assert!(!run.valid, "{mode}: the run must not count");
+        assert!(
+            why.contains(reason),
+            "{mode}: {why:?} should say {reason:?}"
+        );
+        assert!(
+            text.contains(mode) && text.contains("invalid"),
+            "the command must say which: {text}"
+        );
+        assert!(report.contains(mode), "{mode} not in report.md");
+        assert!(
+            report.contains(reason),
+            "report.md must list the reason {reason:?}"
+        );
+        let pacer = &app.routes[0].pacer_runs[0];
+        assert!(
+            pacer.valid,
+            "{mode}: the Go pacer's run beside it counts: {:?}",
+            pacer.invalid_reason
+        );
+    }
+}
