@@ -404,6 +404,8 @@ impl Batcher<'_> {
                 ),
             );
         }
+        // After an app that failed mid-visit, its connections may still be closing.
+        self.wait_for_connection_baseline()?;
         let label = format!("round {round}/{} · {}", options.rounds, app.name);
         self.progress.step(format!("{label} · starting"));
         let env = self.app_env();

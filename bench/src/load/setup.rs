@@ -43,7 +43,11 @@ pub fn machine() -> Machine {
             .find_map(|l| l.strip_prefix("model name"))
             .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
             .unwrap_or_default(),
-        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        // Every CPU of the machine, not the ones this (pinned) process may use.
+        cores: cpuinfo
+            .lines()
+            .filter(|l| l.starts_with("processor"))
+            .count(),
         memory_gib: meminfo
             .lines()
             .find_map(|l| l.strip_prefix("MemTotal:"))

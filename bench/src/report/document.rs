@@ -262,7 +262,9 @@ fn route_summary(batch: &Batch, route: &str) -> String {
             shown(summary)
         ),
         [(first, lead), (second, next), ..] => {
-            let verdict = if lead.overlaps(next) {
+            let verdict = if lead.valid < 2 || next.valid < 2 {
+                "one round is too few to tell a difference from the machine's noise"
+            } else if lead.overlaps(next) {
                 "the ranges overlap: within the runs' spread, not a measured difference"
             } else {
                 "the ranges do not overlap: a measured difference"

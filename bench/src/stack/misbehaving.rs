@@ -20,6 +20,7 @@ use tokio::sync::Semaphore;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
     /// Every tenth response under load is a 500.
+    #[value(name = "status-500")]
     Status500,
     /// Every tenth response under load is one byte short (with a matching Content-Length).
     ShortBody,
