@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// pageCache stores rendered pages in Redis under "page:" + the uncached path (SPEC §3). A
+// pageCache stores rendered pages in Redis under "page:" + the uncached path (docs/spec.md §3). A
 // Redis failure is never the client's problem: the caller renders from the database instead.
 type pageCache struct {
 	rdb     *redis.Client

@@ -30,7 +30,7 @@ func parseN(rawQuery string) (n int64, ok bool) {
 }
 
 // sumOfPrimesBelow adds up the primes below n by i64 trial division, on every call: the work
-// is the point of /compute (SPEC §3), so no sieve and no caching.
+// is the point of /compute (docs/spec.md §3), so no sieve and no caching.
 func sumOfPrimesBelow(n int64) int64 {
 	var sum int64
 	for i := int64(2); i < n; i++ {

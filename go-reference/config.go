@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The defaults of SPEC §1, the same as workload/src/lib.rs.
+// The defaults of docs/spec.md §1, the same as workload/src/lib.rs.
 const (
 	defaultDatabaseURL = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable"
 	defaultRedisURL    = "redis://127.0.0.1:6379/0"

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The canonical escaping (SPEC §3) is html/template's; templates/src/escape.rs checks the
+// The canonical escaping (docs/spec.md §3) is html/template's; templates/src/escape.rs checks the
 // Rust escaper against the same vectors.
 func TestEscapeVectors(t *testing.T) {
 	data, err := os.ReadFile("../templates/testdata/escape-vectors.json")

@@ -75,7 +75,7 @@ func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// serveCached serves the page stored under key (SPEC §3): a hit is one Redis GET; on a miss
+// serveCached serves the page stored under key (docs/spec.md §3): a hit is one Redis GET; on a miss
 // the page is rendered from the database, stored with no expiry and served. When Redis fails,
 // the page is rendered from the database and nothing is stored.
 func (a *app) serveCached(w http.ResponseWriter, r *http.Request, key string, renderPage func(context.Context) ([]byte, error)) {
@@ -125,7 +125,7 @@ func (a *app) respond(w http.ResponseWriter, r *http.Request, page []byte, err e
 	}
 }
 
-// write sends a whole body with its length: no chunked responses (SPEC §3).
+// write sends a whole body with its length: no chunked responses (docs/spec.md §3).
 func write(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)

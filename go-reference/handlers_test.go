@@ -119,7 +119,7 @@ type response struct {
 	body        string
 }
 
-// get fetches path and checks the response carries a Content-Length (SPEC §3).
+// get fetches path and checks the response carries a Content-Length (docs/spec.md §3).
 func get(t *testing.T, srv *httptest.Server, path string) response {
 	t.Helper()
 	resp, err := srv.Client().Get(srv.URL + path)
@@ -222,7 +222,7 @@ func TestHome(t *testing.T) {
 func TestPostPage(t *testing.T) {
 	requireServices(t)
 	srv := server(t, databaseURL, redisURL)
-	// The post that carries the XSS comment (SPEC §2).
+	// The post that carries the XSS comment (docs/spec.md §2).
 	var slug, title string
 	var comments int
 	query(t, `SELECT p.slug, p.title, (SELECT count(*) FROM comments c WHERE c.post_id = p.id)
@@ -363,7 +363,7 @@ func TestCachedRoutes(t *testing.T) {
 	}
 }
 
-// queryCounter counts the queries a pool sends (SPEC §3 fixes how many each page takes).
+// queryCounter counts the queries a pool sends (docs/spec.md §3 fixes how many each page takes).
 type queryCounter struct{ n atomic.Int64 }
 
 func (c *queryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {

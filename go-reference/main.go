@@ -1,5 +1,5 @@
 // Command go-reference is blogbench's reference app and HTML oracle: Go's net/http, pgx and
-// go-redis, rendering the pages every other app must match byte for byte (SPEC.md).
+// go-redis, rendering the pages every other app must match byte for byte (docs/spec.md).
 package main
 
 import (

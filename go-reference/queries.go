@@ -2,7 +2,7 @@ package main
 
 // The SQL text of every query, byte for byte the text in shared-sql/src/lib.rs (the single
 // source: `cargo test -p shared-sql` fails when these differ). Query counts per page follow
-// SPEC §3: home 3, post 3, tag 4.
+// docs/spec.md §3: home 3, post 3, tag 4.
 const (
 	homePosts      = `SELECT p.id, p.title, p.slug, p.excerpt, p.published_at, a.name AS author_name FROM posts p JOIN authors a ON a.id = p.author_id ORDER BY p.published_at DESC, p.id DESC LIMIT 20`
 	tagsOfPosts    = `SELECT pt.post_id, t.name, t.slug FROM post_tags pt JOIN tags t ON t.id = pt.tag_id WHERE pt.post_id = ANY($1) ORDER BY pt.post_id, t.slug`

@@ -10,7 +10,7 @@ import (
 )
 
 // The data each page template renders, as in templates/src/views.rs: dates are formatted
-// here (SPEC §2: YYYY-MM-DD, comment times YYYY-MM-DD HH:MM, UTC) so every engine prints the
+// here (docs/spec.md §2: YYYY-MM-DD, comment times YYYY-MM-DD HH:MM, UTC) so every engine prints the
 // same text.
 
 type tagLink struct {

@@ -235,7 +235,7 @@ pub fn database(
                 "-j",
                 &plan.app_cpus.len().max(1).to_string(),
             ])
-            .args(["-T", &duration.as_secs().max(1).to_string(), "-f"])
+            .args(["-T", &whole_seconds(duration).to_string(), "-f"])
             .arg(&script_path)
             .arg(database_url)
             .output()
@@ -263,12 +263,19 @@ pub fn database(
     }
     Ok(plan.ceiling(
         format!(
-            "pgbench -M prepared on CPUs {}, {connections} connections, the {page} page's {} statements per transaction",
+            "pgbench -M prepared on CPUs {}, {connections} connections, the {page} page's {} statements per transaction, {} s runs",
             format_list(plan.app_cpus),
-            script.lines().count()
+            script.lines().count(),
+            whole_seconds(plan.duration)
         ),
         outcomes,
     ))
+}
+
+/// pgbench's `-T` takes whole seconds: a fractional run length is rounded up, and the
+/// ceiling's description says so.
+fn whole_seconds(duration: Duration) -> u64 {
+    duration.as_secs_f64().ceil().max(1.0) as u64
 }
 
 /// The database ceiling uses the pool size every app runs with.

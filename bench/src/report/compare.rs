@@ -67,7 +67,7 @@ impl Comparison {
     }
 }
 
-/// What shaped the numbers and is not the same in both batches (SPEC §5.11), one line each.
+/// What shaped the numbers and is not the same in both batches (docs/spec.md §5.11), one line each.
 pub fn differences(before: &Batch, after: &Batch) -> Vec<String> {
     let (old, new) = (&before.settings, &after.settings);
     let seconds = |s: f64| format!("{s} s");

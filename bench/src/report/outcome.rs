@@ -7,7 +7,7 @@ use crate::results::{AppResult, AppStatus, RouteResult, Run, median};
 /// Why a route of an app has no number.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Missing<'a> {
-    /// Runs were made and none counted (SPEC §5 admission).
+    /// Runs were made and none counted (docs/spec.md §5 admission).
     NoValidRun { runs: usize, reasons: Vec<&'a str> },
     /// The app's runs counted, but in no round did the paired Go run count too.
     NoPairedGoRun {
@@ -82,7 +82,7 @@ pub fn route<'a>(app: &'a AppResult, route: &str) -> Result<Measured<'a>, Missin
     }
 }
 
-/// App req/s ÷ paired Go req/s over the rounds in which both runs counted (SPEC §5.7);
+/// App req/s ÷ paired Go req/s over the rounds in which both runs counted (docs/spec.md §5.7);
 /// `runs` of the summary is the app's runs on the route.
 pub fn ratio_to_go<'a>(app: &'a AppResult, route: &str) -> Result<Summary, Missing<'a>> {
     let measured = self::route(app, route)?;
@@ -93,7 +93,7 @@ pub fn ratio_to_go<'a>(app: &'a AppResult, route: &str) -> Result<Summary, Missi
     })
 }
 
-/// The first run of the home page, during which the runner samples the app's RSS (SPEC §5),
+/// The first run of the home page, during which the runner samples the app's RSS (docs/spec.md §5),
 /// valid or not: memory is measured either way.
 pub fn first_home_run(app: &AppResult) -> Result<&Run, Missing<'_>> {
     app.routes
@@ -151,7 +151,7 @@ impl Summary {
         })
     }
 
-    /// SPEC §5.1's spread: (max − min) / median.
+    /// docs/spec.md §5.1's spread: (max − min) / median.
     pub fn spread(&self) -> f64 {
         if self.median > 0.0 {
             (self.max - self.min) / self.median

@@ -1,4 +1,4 @@
-//! The routes as the report orders and groups them: SPEC §3's six, in three chart groups
+//! The routes as the report orders and groups them: docs/spec.md §3's six, in three chart groups
 //! whose numbers are comparable within a group and not across (a cached page is ten times a
 //! database page).
 
@@ -43,7 +43,7 @@ impl Group {
             Group::Uncached => "The same HTML in every app; every request queries PostgreSQL",
             Group::Cached => "Served from the Redis page cache, no SQL",
             Group::Compute => "The sum of the primes below 20 000, no database",
-            Group::Other => "Routes outside SPEC §3",
+            Group::Other => "Routes outside docs/spec.md §3",
         }
     }
 }
@@ -58,7 +58,7 @@ pub fn group(route: &str) -> Group {
     }
 }
 
-/// Where `route` stands in SPEC order, if the benchmark knows it.
+/// Where `route` stands in the order of docs/spec.md §3, if the benchmark knows it.
 fn position(route: &str) -> Option<usize> {
     ROUTES.iter().position(|(name, _)| *name == route)
 }
@@ -72,7 +72,7 @@ pub fn columns(batch: &Batch) -> Vec<String> {
     in_order(batch.settings.routes.iter().chain(measured))
 }
 
-/// `routes` without repeats, SPEC order first, then the others as first seen.
+/// `routes` without repeats, the order of docs/spec.md §3 first, then the others as first seen.
 pub fn in_order<'a>(routes: impl IntoIterator<Item = &'a String>) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for route in routes {
@@ -112,7 +112,7 @@ pub fn ceiling<'a>(batch: &'a Batch, route: &str) -> Option<(&'static str, &'a C
     }
 }
 
-/// Every ceiling of the batch under the name of what it measures (SPEC §5.8).
+/// Every ceiling of the batch under the name of what it measures (docs/spec.md §5.8).
 pub fn named_ceilings(batch: &Batch) -> Vec<(String, &Ceiling)> {
     let http = batch.ceilings.http.iter().map(|ceiling| {
         let name = format!(
