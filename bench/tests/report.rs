@@ -213,7 +213,7 @@ fn batch() -> Batch {
             connections: 50,
             duration_secs: 20.0,
             warmup_secs: 5.0,
-            runs: 3,
+            rounds: 3,
             loadgen: "oha".to_owned(),
             quick: false,
             routes: ROUTES.iter().map(|(r, _, _)| (*r).to_owned()).collect(),

@@ -115,8 +115,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     batch.cpu_sets.unpinned = unpinned;
     batch.save(&dir)?;
 
+    let page_scripts = runtime.block_on(ceilings::page_scripts(&database_url))?;
     let runs_per_round = options.apps.len() * options.routes.len() * 2;
-    let ceiling_steps = 1 + ceilings::PAGES.len();
+    let ceiling_steps = 1 + page_scripts.len();
     let progress = Progress::new(
         (ceiling_steps + runs_per_round * options.rounds as usize) as u64,
         "steps",
@@ -137,7 +138,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     cx.fetch_reference()?;
     cx.start_pacer()?;
     cx.baseline_connections = cx.blogbench_connections()?;
-    cx.measure_ceilings()?;
+    cx.measure_ceilings(page_scripts)?;
     'rounds: for round in 1..=options.rounds {
         // Each round starts one app later, so no app always runs first or last.
         let count = options.apps.len();
@@ -222,7 +223,7 @@ fn new_batch(
             connections: options.connections,
             duration_secs: options.duration.as_secs_f64(),
             warmup_secs: options.warmup.as_secs_f64(),
-            runs: options.rounds,
+            rounds: options.rounds,
             loadgen: options.loadgen.name().to_owned(),
             quick: options.quick,
             routes: options.routes.clone(),
@@ -351,7 +352,8 @@ impl Batcher<'_> {
         self.save()
     }
 
-    fn measure_ceilings(&mut self) -> Result<()> {
+    /// The HTTP client ceiling, then the database ceiling of each page in `page_scripts`.
+    fn measure_ceilings(&mut self, page_scripts: Vec<(&str, String)>) -> Result<()> {
         let options = self.options;
         let plan = ceilings::Plan {
             loadgen: options.loadgen,
@@ -367,10 +369,7 @@ impl Batcher<'_> {
         self.batch.ceilings.http = Some(ceilings::http(&plan, home_bytes, &self.dir.join("raw"))?);
         self.progress.inc();
         let database_url = services::database_url();
-        let scripts = self
-            .runtime
-            .block_on(ceilings::page_scripts(&database_url))?;
-        for (page, script) in scripts {
+        for (page, script) in page_scripts {
             self.progress.step(format!("database ceiling · {page}"));
             let ceiling = ceilings::database(
                 &plan,

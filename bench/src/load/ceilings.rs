@@ -149,9 +149,6 @@ impl Drop for StaticServer {
     }
 }
 
-/// The pages with a database ceiling.
-pub const PAGES: [&str; 3] = ["home", "detail", "tag"];
-
 /// Each page's queries as a `pgbench` script, `$1` replaced by the values the benchmark's
 /// page uses (read from the database, so the scripts match the data).
 pub async fn page_scripts(database_url: &str) -> Result<Vec<(&'static str, String)>> {

@@ -82,7 +82,6 @@ impl Loadgen {
         raw: &Path,
         expected_bytes: Option<u64>,
     ) -> Result<LoadRun> {
-        let threads = cpus.len().max(1).to_string();
         let timeout = format!("{}s", REQUEST_TIMEOUT.as_secs());
         let mut command = Command::new("taskset");
         command.args(["-c", &crate::stack::cpus::format_list(cpus)]);
@@ -108,7 +107,8 @@ impl Loadgen {
                 let script = raw.with_extension("lua");
                 std::fs::write(&script, wrk_script(expected_bytes))?;
                 command
-                    .args(["wrk", "--latency", "-t", &threads, "--timeout", &timeout])
+                    .args(["wrk", "--latency", "--timeout", &timeout])
+                    .args(["-t", &cpus.len().max(1).to_string()])
                     .args(["-d", &format!("{}s", duration.as_secs()), "-s"])
                     .arg(script)
                     .arg("-c")

@@ -68,7 +68,7 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     let mut usage = Usage::default();
     let mut connections_min: Option<u32> = None;
     loop {
-        let tree = process_tree(app_pid);
+        let [tree, postgres, redis] = groups();
         let rss: u64 = tree
             .iter()
             .filter_map(|&p| stat(p).map(|s| s.rss_bytes))
@@ -78,7 +78,7 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
             let held = connections_held(&tree, app_port);
             connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
         }
-        let now = groups().map(|pids| cpu_ticks(&pids));
+        let now = [&tree, &postgres, &redis].map(|pids| cpu_ticks(pids));
         // A process that exited takes its ticks with it; keep the highest total seen.
         for (l, n) in last.iter_mut().zip(now) {
             *l = (*l).max(n);

@@ -104,7 +104,7 @@ pub fn differences(before: &Batch, after: &Batch) -> Vec<String> {
             old.connections.to_string(),
             new.connections.to_string(),
         ),
-        ("rounds", old.runs.to_string(), new.runs.to_string()),
+        ("rounds", old.rounds.to_string(), new.rounds.to_string()),
         ("app CPUs", a.app.clone(), b.app.clone()),
         (
             "PostgreSQL and Redis CPUs",

@@ -92,7 +92,7 @@ fn header(batch: &Batch) -> String {
             "rounds",
             format!(
                 "{}, each visiting every app once; per app and route a {} s warm-up, then one {} s run",
-                settings.runs, settings.warmup_secs, settings.duration_secs
+                settings.rounds, settings.warmup_secs, settings.duration_secs
             ),
         ),
         ("pacer", pacer),
@@ -351,7 +351,7 @@ fn how_to_read(batch: &Batch) -> String {
          the reason when no run counted, \"failed: stage\" when the app stopped before the \
          route, \"not run\" when the batch ended before the app. Settings some apps could not \
          level are under *Deviations*.\n",
-        runs = s.runs,
+        runs = s.rounds,
         duration = s.duration_secs,
         connections = s.connections,
         warmup = s.warmup_secs,

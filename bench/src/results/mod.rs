@@ -69,8 +69,10 @@ pub struct Settings {
     pub connections: u32,
     pub duration_secs: f64,
     pub warmup_secs: f64,
-    /// Rounds: each visits every app once and runs each route once.
-    pub runs: u32,
+    /// Rounds: each visits every app once and runs each route once (batches from before
+    /// rounds called it runs per route).
+    #[serde(alias = "runs")]
+    pub rounds: u32,
     pub loadgen: String,
     pub quick: bool,
     pub routes: Vec<String>,
@@ -85,7 +87,7 @@ pub struct Ceilings {
 }
 
 /// A ceiling measured like an app: warm-up, then runs. `per_sec` is the median of the
-/// valid runs; `runs` keeps every run's rate.
+/// valid runs, `runs` their rates; `invalid` says why each other run did not count.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Ceiling {
     pub per_sec: f64,
@@ -98,15 +100,14 @@ pub struct Ceiling {
 }
 
 impl Ceiling {
-    /// The lowest and highest run (the median alone for a batch that kept no runs).
+    /// The lowest and highest valid run (the median alone for a batch that kept no runs).
     pub fn range(&self) -> (f64, f64) {
-        let min = self.runs.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = self.runs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if self.runs.is_empty() {
-            (self.per_sec, self.per_sec)
-        } else {
-            (min, max)
-        }
+        self.runs
+            .iter()
+            .fold(None, |range: Option<(f64, f64)>, &rate| {
+                Some(range.map_or((rate, rate), |(min, max)| (min.min(rate), max.max(rate))))
+            })
+            .unwrap_or((self.per_sec, self.per_sec))
     }
 }
 
@@ -236,18 +237,6 @@ impl AppResult {
     pub fn failed(&self) -> bool {
         matches!(self.status, AppStatus::Failed { .. })
     }
-
-    /// Every run of the app and of its pacer that did not count.
-    pub fn invalid_runs(&self) -> impl Iterator<Item = (&RouteResult, &Run)> {
-        self.routes.iter().flat_map(|route| {
-            route
-                .runs
-                .iter()
-                .chain(&route.pacer_runs)
-                .filter(|run| !run.valid)
-                .map(move |run| (route, run))
-        })
-    }
 }
 
 impl Batch {
@@ -259,21 +248,20 @@ impl Batch {
             if let AppStatus::Failed { stage, reason } = &app.status {
                 problems.push(format!("{}: failed at {stage}: {reason}", app.name));
             }
-            for (route, run) in app.invalid_runs() {
-                let whose = if route.pacer_runs.iter().any(|p| std::ptr::eq(p, run)) {
-                    " (pacer)"
-                } else {
-                    ""
-                };
-                problems.push(format!(
-                    "{} {} round {}{whose}: invalid: {}",
-                    app.name,
-                    route.route,
-                    run.index,
-                    run.invalid_reason
-                        .as_deref()
-                        .unwrap_or("no reason recorded")
-                ));
+            for route in &app.routes {
+                for (runs, whose) in [(&route.runs, ""), (&route.pacer_runs, " (pacer)")] {
+                    for run in runs.iter().filter(|run| !run.valid) {
+                        problems.push(format!(
+                            "{} {} round {}{whose}: invalid: {}",
+                            app.name,
+                            route.route,
+                            run.index,
+                            run.invalid_reason
+                                .as_deref()
+                                .unwrap_or("no reason recorded")
+                        ));
+                    }
+                }
             }
         }
         problems
