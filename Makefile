@@ -13,7 +13,7 @@ BLOGBENCH := $(RELEASE)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick profile test lint go-test cargo-test
+.PHONY: help services build tools up parity bench bench-quick profile faults test lint go-test cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 round, 3 s runs)"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
+	@echo "make faults          PostgreSQL and Redis restarted under load, bad input, floods (docs/spec.md §7), in results/"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
 # share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
@@ -51,6 +52,10 @@ bench-quick: services tools
 profile: services tools
 	$(BLOGBENCH) profile --routes detail \
 		--apps all,actix-sqlx+WORKERS=4,actix-sqlx+POOL_MODE=shared+WORKERS=4
+
+# Restarts the local PostgreSQL and Redis under load (root), one app at a time.
+faults: services
+	$(BLOGBENCH) faults
 
 up:
 	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac

@@ -22,9 +22,13 @@ type config struct {
 	Workers     int
 	PoolMax     int32
 	PoolMin     int32
+	// PingOnAcquire is "always", "idle" (a connection idle for more than a second: pgxpool's
+	// default, and workload::PingOnAcquire::Idle) or "never".
+	PingOnAcquire string
 }
 
-// loadConfig reads DATABASE_URL, REDIS_URL, BIND, WORKERS, POOL_MAX and POOL_MIN.
+// loadConfig reads DATABASE_URL, REDIS_URL, BIND, WORKERS, POOL_MAX, POOL_MIN and
+// PING_ON_ACQUIRE.
 func loadConfig() (config, error) {
 	return configFrom(os.LookupEnv)
 }
@@ -39,9 +43,15 @@ func configFrom(lookup func(string) (string, bool)) (config, error) {
 		return def
 	}
 	c := config{
-		DatabaseURL: text("DATABASE_URL", defaultDatabaseURL),
-		RedisURL:    text("REDIS_URL", defaultRedisURL),
-		Bind:        text("BIND", defaultBind),
+		DatabaseURL:   text("DATABASE_URL", defaultDatabaseURL),
+		RedisURL:      text("REDIS_URL", defaultRedisURL),
+		Bind:          text("BIND", defaultBind),
+		PingOnAcquire: text("PING_ON_ACQUIRE", "idle"),
+	}
+	switch c.PingOnAcquire {
+	case "always", "idle", "never":
+	default:
+		return config{}, fmt.Errorf("PING_ON_ACQUIRE must be always, idle or never, got %q", c.PingOnAcquire)
 	}
 	workers, err := positive(lookup, "WORKERS", 4)
 	if err != nil {

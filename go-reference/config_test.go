@@ -26,6 +26,7 @@ func TestConfigDefaults(t *testing.T) {
 		RedisURL:    "redis://127.0.0.1:6379/0",
 		Bind:        "127.0.0.1:8080",
 		Workers:     4, PoolMax: 16, PoolMin: 4,
+		PingOnAcquire: "idle",
 	}
 	if c != want {
 		t.Errorf("got %+v, want %+v", c, want)
@@ -34,11 +35,11 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigValues(t *testing.T) {
 	c, err := configOf("WORKERS", "2", "BIND", "127.0.0.1:9000", "POOL_MAX", "+8", "POOL_MIN", "8",
-		"DATABASE_URL", "postgres://x@h/db", "REDIS_URL", "redis://h:1/2")
+		"DATABASE_URL", "postgres://x@h/db", "REDIS_URL", "redis://h:1/2", "PING_ON_ACQUIRE", "never")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{"postgres://x@h/db", "redis://h:1/2", "127.0.0.1:9000", 2, 8, 8}
+	want := config{"postgres://x@h/db", "redis://h:1/2", "127.0.0.1:9000", 2, 8, 8, "never"}
 	if c != want {
 		t.Errorf("got %+v, want %+v", c, want)
 	}
@@ -54,6 +55,7 @@ func TestConfigRejectsBadNumbersByName(t *testing.T) {
 		{"POOL_MIN", "1.5", "POOL_MIN"},
 		{"POOL_MIN", "20", "POOL_MIN"}, // more than POOL_MAX's 16
 		{"POOL_MAX", "4294967295", "POOL_MAX"},
+		{"PING_ON_ACQUIRE", "1", "PING_ON_ACQUIRE"},
 	} {
 		_, err := configOf(c.name, c.value)
 		if err == nil || !strings.HasPrefix(err.Error(), c.prefix) {

@@ -40,10 +40,10 @@ func newApp(db *pgxpool.Pool, cache *pageCache) (*app, error) {
 func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.handleHome)
-	mux.HandleFunc("GET /posts/{slug}", a.handlePost)
-	mux.HandleFunc("GET /tags/{slug}", a.handleTag)
+	mux.HandleFunc("GET /posts/{slug}", a.withSlug(a.handlePost))
+	mux.HandleFunc("GET /tags/{slug}", a.withSlug(a.handleTag))
 	mux.HandleFunc("GET /cached/{$}", a.handleCachedHome)
-	mux.HandleFunc("GET /cached/posts/{slug}", a.handleCachedPost)
+	mux.HandleFunc("GET /cached/posts/{slug}", a.withSlug(a.handleCachedPost))
 	mux.HandleFunc("GET /compute", handleCompute)
 	mux.HandleFunc("/", a.handleNotFound)
 	return mux
@@ -54,13 +54,26 @@ func (a *app) handleHome(w http.ResponseWriter, r *http.Request) {
 	a.respond(w, r, page, err)
 }
 
-func (a *app) handlePost(w http.ResponseWriter, r *http.Request) {
-	page, err := a.renderPost(r.Context(), r.PathValue("slug"))
+// withSlug hands the {slug} segment to serve, or answers the 404 page, before any query or
+// cache lookup, when the segment cannot be a slug (docs/spec.md §3.1).
+func (a *app) withSlug(serve func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		slug := r.PathValue("slug")
+		if !isSlug(slug) {
+			a.handleNotFound(w, r)
+			return
+		}
+		serve(w, r, slug)
+	}
+}
+
+func (a *app) handlePost(w http.ResponseWriter, r *http.Request, slug string) {
+	page, err := a.renderPost(r.Context(), slug)
 	a.respond(w, r, page, err)
 }
 
-func (a *app) handleTag(w http.ResponseWriter, r *http.Request) {
-	page, err := a.renderTag(r.Context(), r.PathValue("slug"))
+func (a *app) handleTag(w http.ResponseWriter, r *http.Request, slug string) {
+	page, err := a.renderTag(r.Context(), slug)
 	a.respond(w, r, page, err)
 }
 
@@ -68,8 +81,7 @@ func (a *app) handleCachedHome(w http.ResponseWriter, r *http.Request) {
 	a.serveCached(w, r, "page:/", a.renderHome)
 }
 
-func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request) {
-	slug := r.PathValue("slug")
+func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request, slug string) {
 	a.serveCached(w, r, "page:/posts/"+slug, func(ctx context.Context) ([]byte, error) {
 		return a.renderPost(ctx, slug)
 	})

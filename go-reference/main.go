@@ -55,7 +55,9 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return fmt.Errorf("BIND: %w", err)
 	}
-	srv := &http.Server{Handler: a.routes()}
+	// A client gets 10 s to send a request's header (docs/spec.md §1): without a limit, net/http
+	// keeps a connection that sends nothing, or a byte a second, open forever.
+	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: headerTimeout}
 	fmt.Printf("go-reference listening on http://%s/\n", cfg.Bind)
 
 	served := make(chan error, 1)
@@ -73,6 +75,9 @@ func run(ctx context.Context, cfg config) error {
 	return nil
 }
 
+// headerTimeout is how long a connection may take to send a request header.
+const headerTimeout = 10 * time.Second
+
 // openDB makes the Postgres pool. It connects lazily, so the app starts (and answers 503)
 // while Postgres is down, and recovers by itself when it returns.
 func openDB(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
@@ -82,6 +87,12 @@ func openDB(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
 	}
 	pc.MaxConns = cfg.PoolMax
 	pc.MinConns = cfg.PoolMin
+	switch cfg.PingOnAcquire { // "idle" is pgxpool's own rule: idle for more than a second
+	case "always":
+		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
+	case "never":
+		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
+	}
 	return pgxpool.NewWithConfig(ctx, pc)
 }
 

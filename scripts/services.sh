@@ -5,6 +5,10 @@
 #   scripts/services.sh [up]    install if missing (root only), start if stopped, ensure role + db
 #   scripts/services.sh status  report; exit 1 if not ready
 #   scripts/services.sh stop    stop only what this script started (recorded in a state file)
+#   scripts/services.sh crash postgres|redis
+#                               stop one service abruptly, as an outage would (PostgreSQL: fast
+#                               shutdown; Redis: SHUTDOWN NOSAVE); `up` starts it again. Used by
+#                               `blogbench faults`; loopback services only
 #
 # Environment: DATABASE_URL (default postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable)
 #              REDIS_URL    (default redis://127.0.0.1:6379/0)
@@ -374,12 +378,16 @@ postgres: fix: check pg_hba.conf (pg_lsclusters shows the cluster; Debian's defa
 # ---------------------------------------------------------------------------------------------
 # Redis
 
-redis_ping() { # prints the reply (REDISCLI_AUTH only when set: an empty one still sends AUTH)
+redis_cli() { # command... (REDISCLI_AUTH only when set: an empty one still sends AUTH)
     if [[ -n "$REDIS_PASS" ]]; then
-        REDISCLI_AUTH="$REDIS_PASS" timeout 5 redis-cli --no-auth-warning -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>&1 | tr '\n' ' ' | sed 's/ *$//' || true
+        REDISCLI_AUTH="$REDIS_PASS" timeout 5 redis-cli --no-auth-warning -h "$REDIS_HOST" -p "$REDIS_PORT" "$@"
     else
-        timeout 5 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>&1 | tr '\n' ' ' | sed 's/ *$//' || true
+        timeout 5 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" "$@"
     fi
+}
+
+redis_ping() { # prints the reply
+    redis_cli ping 2>&1 | tr '\n' ' ' | sed 's/ *$//' || true
 }
 
 redis_answers() {
@@ -619,10 +627,37 @@ cmd_stop() {
     done <<<"$redis_keys"
 }
 
+cmd_crash() {
+    case "${1:-}" in
+        postgres)
+            parse_database_url
+            is_loopback "$PG_HOST" || die "postgres: refusing to stop a server that is not on loopback ($PG_HOST)"
+            ((IS_ROOT == 1)) || die "postgres: stopping a cluster needs root; fix: run as root, or  sudo pg_ctlcluster <version> <name> stop -m fast"
+            local cluster
+            cluster="$(pg_lsclusters --no-header 2>/dev/null | awk -v p="$PG_PORT" '$3 == p && $4 ~ /^online/ { print $1 "/" $2; exit }' || true)"
+            [[ -n "$cluster" ]] || die "postgres: no online cluster on port $PG_PORT; fix: scripts/services.sh up"
+            pg_ctlcluster "${cluster%/*}" "${cluster#*/}" stop -m fast ||
+                die "postgres: pg_ctlcluster ${cluster%/*} ${cluster#*/} stop -m fast failed; fix: see /var/log/postgresql/"
+            say "postgres: cluster $cluster stopped (fast shutdown); scripts/services.sh up starts it"
+            ;;
+        redis)
+            parse_redis_url
+            is_loopback "$REDIS_HOST" || die "redis: refusing to stop a server that is not on loopback ($REDIS_HOST)"
+            redis_answers || die "redis: nothing answers on $(hostport "$REDIS_HOST" "$REDIS_PORT"); fix: scripts/services.sh up"
+            # SHUTDOWN closes the connection instead of replying
+            redis_cli shutdown nosave >/dev/null 2>&1 || true
+            ! redis_answers || die "redis: still answers after SHUTDOWN NOSAVE"
+            say "redis: stopped on $(hostport "$REDIS_HOST" "$REDIS_PORT") (SHUTDOWN NOSAVE); scripts/services.sh up starts it"
+            ;;
+        *) die "services: crash what? fix: scripts/services.sh crash postgres|redis" ;;
+    esac
+}
+
 case "${1:-up}" in
     up) cmd_up ;;
+    crash) cmd_crash "${2:-}" ;;
     status) cmd_status ;;
     stop) cmd_stop ;;
-    -h | --help | help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' ;;
-    *) die "services: unknown subcommand '$1'; fix: use one of: up, status, stop" ;;
+    -h | --help | help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "services: unknown subcommand '$1'; fix: use one of: up, status, stop, crash" ;;
 esac

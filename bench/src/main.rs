@@ -7,16 +7,19 @@
 //! blogbench parity --url http://127.0.0.1:8080   # … for any running server
 //! blogbench bench --quick              # the fair benchmark, smoke-test size
 //! blogbench compare A B                # two batches, app by app and route by route
+//! blogbench faults --quick --apps go   # services failing under load, bad input, floods
 //! ```
 
 use anyhow::{Result, bail};
+use bench::faults;
 use bench::load::loadgen::Loadgen;
 use bench::load::{batch, ceilings};
 use bench::parity::{self, Fetched};
 use bench::probe::{profile, roundtrips};
-use bench::stack::apps::{self, App};
+use bench::stack::apps::{self, App, Target};
 use bench::stack::cpus;
 use bench::stack::misbehaving;
+use bench::stack::page_cache;
 use bench::stack::server::RunningApp;
 use bench::{report, results, routes};
 use clap::{Parser, Subcommand};
@@ -86,6 +89,32 @@ enum Cmd {
     /// commands, syscalls and context switches per request, Go's GC, a flame graph. Separate
     /// from the fair runs (the probes perturb the app); in `profiles/<id>/`.
     Profile(ProfileArgs),
+    /// What each app loses when the real services fail under load (docs/spec.md §7):
+    /// PostgreSQL and Redis restarted, PostgreSQL stalled past the pool's acquire timeout,
+    /// bad input, idle-connection floods. Stops and starts the local PostgreSQL and Redis
+    /// (root). Writes `results/faults-<id>/faults.json` and `reliability.md`; exits
+    /// non-zero when an app broke a rule (wrong page, a non-503 database error, a hang, a
+    /// 5xx for bad input, a death).
+    Faults {
+        /// Apps, comma-separated, or `all`; `name+KEY=VALUE` tests the app with that
+        /// environment (e.g. `actix-sqlx+PING_ON_ACQUIRE=never`).
+        #[arg(
+            long,
+            visible_alias = "app",
+            value_delimiter = ',',
+            default_value = "all"
+        )]
+        apps: Vec<String>,
+        /// Concurrent connections of the load during each fault (the fair run's).
+        #[arg(long, default_value_t = 50)]
+        connections: u32,
+        /// Shorter faults and windows, for tests.
+        #[arg(long)]
+        quick: bool,
+        /// Where the `faults-<id>` folder is written.
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
     /// Serve a static page of `--bytes` bytes (the HTTP ceiling's server).
     #[command(hide = true)]
     StaticServer {
@@ -107,7 +136,7 @@ enum Cmd {
         pages_from: String,
     },
     /// Write `report.md`, `report.html` and the charts (`*.svg`) of a batch from its
-    /// `results.json`.
+    /// `results.json`, or `reliability.md` of a faults run from its `faults.json`.
     Report {
         /// The batch id (`YYYYMMDDhhmmss`) under `--results`, or a path to its folder.
         batch: String,
@@ -137,7 +166,7 @@ enum Cmd {
 #[derive(clap::Args)]
 struct ProfileArgs {
     /// Apps, comma-separated, or `all`; `name+KEY=VALUE` profiles the app with that
-    /// environment (e.g. `actix-sqlx+POOL_MODE=shared`, `axum-sqlx+PING_ON_ACQUIRE=1`).
+    /// environment (e.g. `actix-sqlx+POOL_MODE=shared`, `axum-sqlx+PING_ON_ACQUIRE=always`).
     #[arg(long, visible_alias = "app", value_delimiter = ',', required = true)]
     apps: Vec<String>,
     /// Routes, comma-separated (see `blogbench bench --help`).
@@ -233,6 +262,12 @@ fn main() -> ExitCode {
         Cmd::Roundtrips { apps, requests } => count_round_trips(&apps, requests).map(|()| true),
         Cmd::Bench(args) => bench(args),
         Cmd::Profile(args) => run_profile(args).map(|()| true),
+        Cmd::Faults {
+            apps,
+            connections,
+            quick,
+            results,
+        } => run_faults(&apps, connections, quick, results),
         Cmd::StaticServer {
             bind,
             bytes,
@@ -243,7 +278,12 @@ fn main() -> ExitCode {
             results,
             profiles,
         } => {
-            report::write(&results::batch_dir(&results, &batch), profiles.as_deref()).map(|()| true)
+            let dir = results::batch_dir(&results, &batch);
+            if dir.join("faults.json").is_file() {
+                report::write_reliability(&dir).map(|()| true)
+            } else {
+                report::write(&dir, profiles.as_deref()).map(|()| true)
+            }
         }
         Cmd::Compare {
             before,
@@ -364,18 +404,53 @@ fn check_routes(names: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn run_profile(args: ProfileArgs) -> Result<()> {
-    check_routes(&args.routes)?;
+/// `all`, names and `name+KEY=VALUE` variants.
+fn targets(specs: &[String]) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
-    for spec in &args.apps {
+    for spec in specs {
         if spec == "all" {
             for app in apps::all()? {
-                targets.push(profile::Target::parse(&app.name)?);
+                targets.push(Target::parse(&app.name)?);
             }
         } else {
-            targets.push(profile::Target::parse(spec)?);
+            targets.push(Target::parse(spec)?);
         }
     }
+    Ok(targets)
+}
+
+fn run_faults(
+    specs: &[String],
+    connections: u32,
+    quick: bool,
+    results: Option<PathBuf>,
+) -> Result<bool> {
+    let options = faults::Options {
+        targets: targets(specs)?,
+        connections,
+        quick,
+        results_dir: results.unwrap_or_else(faults::default_results_dir),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    let dir = faults::run(&options, &interrupted)?;
+    report::write_reliability(&dir)?;
+    println!(
+        "blogbench: reliability table in {}",
+        dir.join("reliability.md").display()
+    );
+    let problems = results::faults::FaultsRun::load(&dir.join("faults.json"))?.problems();
+    for problem in &problems {
+        eprintln!("blogbench: {problem}");
+    }
+    Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
+}
+
+fn run_profile(args: ProfileArgs) -> Result<()> {
+    check_routes(&args.routes)?;
+    let targets = targets(&args.apps)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let options = profile::Options {
         targets,
@@ -402,6 +477,17 @@ fn run(name: &str, bind: &str) -> Result<()> {
             "{name}: no release binary at {}; build it with `make build`",
             binary.display()
         );
+    }
+    // Every app stores its pages under the same keys (docs/spec.md §3.5), some in a format
+    // of their own: the pages another app left would be served as this one's.
+    match page_cache::clear() {
+        Ok(0) => {}
+        Ok(cleared) => {
+            println!("blogbench: cleared {cleared} cached pages (page:*) left by an earlier app")
+        }
+        Err(err) => println!(
+            "blogbench: could not clear cached pages ({err:#}); the app will treat Redis as down until it answers"
+        ),
     }
     println!(
         "blogbench: starting {name} ({}) on http://{bind}/",

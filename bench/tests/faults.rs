@@ -80,12 +80,22 @@ fn bad_input_gets_400_or_404_never_500() {
             assert_eq!(reply.body, workload::BAD_N_MESSAGE, "{}", app.name);
         }
         assert_eq!(get(&running, "/compute").body, "21171191\n", "{}", app.name);
-        for path in [
+        let mut paths: Vec<String> = [
             "/posts/no-such-slug",
             "/tags/no-such-tag",
             "/cached/posts/nope",
             "/no/such/path",
-        ] {
+        ]
+        .map(String::from)
+        .to_vec();
+        // Segments that are not slugs (docs/spec.md §3.1): NUL and invalid UTF-8 reached
+        // PostgreSQL and came back as 503 before the rule.
+        for segment in bench::parity::not_slugs() {
+            for prefix in ["/posts/", "/tags/", "/cached/posts/"] {
+                paths.push(format!("{prefix}{segment}"));
+            }
+        }
+        for path in &paths {
             let reply = get(&running, path);
             assert_eq!(reply.status, 404, "{}: {path}", app.name);
             assert!(

@@ -36,7 +36,7 @@ fn profile_counts_round_trips_queries_and_probes_under_load() {
         &[
             "profile",
             "--apps",
-            "go,axum-sqlx,axum-sqlx+PING_ON_ACQUIRE=1",
+            "go,axum-sqlx,axum-sqlx+PING_ON_ACQUIRE=always",
             "--routes",
             "detail",
             "--duration",
@@ -57,7 +57,7 @@ fn profile_counts_round_trips_queries_and_probes_under_load() {
     for (app, round_trips) in [
         ("go", 3.0),
         ("axum-sqlx", 4.0),
-        ("axum-sqlx+PING_ON_ACQUIRE=1", 5.0),
+        ("axum-sqlx+PING_ON_ACQUIRE=always", 5.0),
     ] {
         let p = find(&profiles, app, "detail");
         assert!(p.requests > 100 && p.not_ok == 0, "{app}: {p:#?}");

@@ -127,7 +127,7 @@ fn settings(pool_max: u32, home_queries: u32) -> AppSettings {
     AppSettings {
         pool_max,
         pool_min: 4,
-        ping_on_acquire: false,
+        ping_on_acquire: "never".to_owned(),
         ping_on_release: pool_max == 16,
         connection: "one per request".to_owned(),
         workers: "Tokio worker threads".to_owned(),
@@ -564,7 +564,7 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         .iter()
         .find(|row| row[0] == "cot")
         .expect("cot's settings row");
-    assert_eq!(cot[1..4], ["10/4", "no / no", "5/3/4"]);
+    assert_eq!(cot[1..4], ["10/4", "never / no", "5/3/4"]);
     assert_eq!(cot[6], "WORKERS=4");
     assert_eq!(settings[0][6], r"POOL\_MAX=16 WORKERS=4");
 }

@@ -34,6 +34,6 @@ fn sqlx_adds_the_release_ping_and_the_acquire_ping_when_on() {
     assert_page(&axum, "detail", 3.0, 4.0);
     assert_page(&axum, "tag", 4.0, 5.0);
     assert_page(&axum, "cached home (hit)", 0.0, 0.0);
-    let pinging = counts("axum-sqlx", &[("PING_ON_ACQUIRE", "1")]);
+    let pinging = counts("axum-sqlx", &[("PING_ON_ACQUIRE", "always")]);
     assert_page(&pinging, "detail", 3.0, 5.0);
 }

@@ -1,7 +1,7 @@
 //! What every blogbench app does alike besides SQL and HTML: the environment it reads
-//! (docs/spec.md §1) and the `/compute` route's function (docs/spec.md §3.6). Go's reference
-//! app implements the same two things in `go-reference/config.go` and
-//! `go-reference/compute.go`.
+//! (docs/spec.md §1), the slug rule (§3.1) and the `/compute` route's function (§3.6). Go's
+//! reference app implements the same three in `go-reference/config.go`,
+//! `go-reference/slug.go` and `go-reference/compute.go`.
 
 use std::env;
 use std::fmt;
@@ -15,6 +15,34 @@ pub struct Config {
     pub workers: usize,
     pub pool_max: u32,
     pub pool_min: u32,
+    pub ping_on_acquire: PingOnAcquire,
+}
+
+/// When a pool pings a connection before handing it out (`PING_ON_ACQUIRE`, docs/spec.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PingOnAcquire {
+    /// Every checkout: one extra round trip per checkout.
+    Always,
+    /// Only a connection idle for more than [`PING_IDLE_AFTER`] (pgxpool's rule): no cost
+    /// under load, and a connection left dead by a database restart is replaced instead of
+    /// failing a request.
+    Idle,
+    /// Never: a dead connection fails the request that gets it.
+    Never,
+}
+
+/// How long a connection must have been idle before [`PingOnAcquire::Idle`] pings it.
+pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl PingOnAcquire {
+    /// Whether a connection idle for `idle_for` is to be pinged before use.
+    pub fn should_ping(self, idle_for: std::time::Duration) -> bool {
+        match self {
+            PingOnAcquire::Always => true,
+            PingOnAcquire::Idle => idle_for > PING_IDLE_AFTER,
+            PingOnAcquire::Never => false,
+        }
+    }
 }
 
 /// Plain TCP on loopback: Debian's cluster has `ssl = on`, and TLS would add crypto work to
@@ -40,7 +68,8 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Reads `DATABASE_URL`, `REDIS_URL`, `BIND`, `WORKERS`, `POOL_MAX`, `POOL_MIN`.
+    /// Reads `DATABASE_URL`, `REDIS_URL`, `BIND`, `WORKERS`, `POOL_MAX`, `POOL_MIN`,
+    /// `PING_ON_ACQUIRE`.
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| env::var(name).ok())
     }
@@ -62,6 +91,16 @@ impl Config {
             workers: number("WORKERS", DEFAULT_WORKERS)? as usize,
             pool_max: number("POOL_MAX", DEFAULT_POOL_MAX)?,
             pool_min: number("POOL_MIN", DEFAULT_POOL_MIN)?,
+            ping_on_acquire: match lookup("PING_ON_ACQUIRE").as_deref() {
+                None | Some("idle") => PingOnAcquire::Idle,
+                Some("always") => PingOnAcquire::Always,
+                Some("never") => PingOnAcquire::Never,
+                Some(other) => {
+                    return Err(ConfigError(format!(
+                        "PING_ON_ACQUIRE must be always, idle or never, got {other:?}"
+                    )));
+                }
+            },
         };
         if config.pool_min > config.pool_max {
             return Err(ConfigError(format!(
@@ -75,6 +114,24 @@ impl Config {
 
 /// The 503 body when PostgreSQL cannot be reached or fails (the Go app sends the same bytes).
 pub const DB_UNAVAILABLE_MESSAGE: &str = "database unavailable\n";
+
+/// The longest slug an app looks up (the seeded ones are at most 58 bytes).
+pub const SLUG_MAX_LEN: usize = 100;
+
+/// `[percent-encoded segment, is a slug]` pairs: the tests of every app's rule, Go's
+/// included, and the odd segments of the parity sample.
+pub const SLUG_VECTORS: &str = include_str!("../testdata/slugs.json");
+
+/// Whether a percent-decoded path segment may be a slug (docs/spec.md §3.1): 1 to
+/// [`SLUG_MAX_LEN`] bytes, each `a`–`z`, `0`–`9` or `-`. Anything else gets the 404 page
+/// without a query: PostgreSQL rejects a NUL or invalid UTF-8 in a text parameter, which
+/// would otherwise read as an outage. Vectors: `testdata/slugs.json` (Go checks them too).
+pub fn is_slug(segment: &str) -> bool {
+    (1..=SLUG_MAX_LEN).contains(&segment.len())
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
 
 /// `n` when the query string gives none.
 pub const DEFAULT_N: i64 = 20_000;
@@ -184,6 +241,19 @@ mod tests {
     }
     use std::collections::HashMap;
 
+    /// Each vector is a percent-encoded segment and whether it is a slug; a segment that
+    /// does not decode to UTF-8 never reaches `is_slug` in an app, and must not be one.
+    #[test]
+    fn slugs_follow_the_rule_go_follows() {
+        let vectors: Vec<(String, bool)> = serde_json::from_str(SLUG_VECTORS).unwrap();
+        assert!(vectors.iter().filter(|(_, ok)| !ok).count() >= 20);
+        for (encoded, want) in vectors {
+            let decoded = percent_encoding::percent_decode_str(&encoded).decode_utf8();
+            let got = decoded.is_ok_and(|segment| is_slug(&segment));
+            assert_eq!(got, want, "segment {encoded:?}");
+        }
+    }
+
     #[test]
     fn sums_primes_below_n() {
         assert_eq!(sum_of_primes_below(2), 0);
@@ -224,6 +294,21 @@ mod tests {
         );
         assert_eq!(config.database_url, DEFAULT_DATABASE_URL);
         assert_eq!(config.redis_url, DEFAULT_REDIS_URL);
+        assert_eq!(config.ping_on_acquire, PingOnAcquire::Idle);
+    }
+
+    #[test]
+    fn ping_on_acquire_is_one_of_three_rules() {
+        let rule = |value| config_from(&[("PING_ON_ACQUIRE", value)]).map(|c| c.ping_on_acquire);
+        assert_eq!(rule("always"), Ok(PingOnAcquire::Always));
+        assert_eq!(rule("never"), Ok(PingOnAcquire::Never));
+        let err = rule("1").unwrap_err();
+        assert!(err.to_string().starts_with("PING_ON_ACQUIRE"), "{err}");
+        let second = std::time::Duration::from_secs(1);
+        assert!(!PingOnAcquire::Idle.should_ping(second));
+        assert!(PingOnAcquire::Idle.should_ping(second + std::time::Duration::from_millis(1)));
+        assert!(PingOnAcquire::Always.should_ping(std::time::Duration::ZERO));
+        assert!(!PingOnAcquire::Never.should_ping(second * 60));
     }
 
     #[test]

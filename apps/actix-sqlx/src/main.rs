@@ -11,9 +11,10 @@
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
-//! `BIND`, `WORKERS` (actix-web workers), `POOL_MAX`, `POOL_MIN`; plus this app's own
-//! `POOL_MODE`: `per-worker` (the default) gives each worker its own share of the pool and
-//! its own Redis connection, `shared` one pool and one Redis connection for all workers.
+//! `BIND`, `WORKERS` (actix-web workers), `POOL_MAX`, `POOL_MIN`, `PING_ON_ACQUIRE`; plus
+//! this app's own `POOL_MODE`: `per-worker` (the default) gives each worker its own share of
+//! the pool and its own Redis connection, `shared` one pool and one Redis connection for all
+//! workers.
 
 mod db;
 mod routes;
@@ -21,6 +22,7 @@ mod routes;
 use actix_web::{App, HttpServer, web};
 use mimalloc::MiMalloc;
 use page_cache::PageCache;
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,7 +30,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use std::{env, fmt};
 use tera::Tera;
-use workload::Config;
+use workload::{Config, PingOnAcquire};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -98,14 +100,15 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let tera = Arc::new(templates::tera()?);
     let not_found = web::Bytes::from(templates::not_found_page(&tera)?);
 
+    let (workers, pool_max, pool_min) = (config.workers, config.pool_max, config.pool_min);
+    let ping = config.ping_on_acquire;
     let shared = match mode {
         PoolMode::Shared => Some((
-            new_pool(&db_options, config.pool_max, config.pool_min),
+            new_pool(&db_options, pool_max, pool_min, ping),
             Arc::new(PageCache::new(redis.clone(), "actix-sqlx")),
         )),
         PoolMode::PerWorker => None,
     };
-    let (workers, pool_max, pool_min) = (config.workers, config.pool_max, config.pool_min);
     let next_worker = Arc::new(AtomicUsize::new(0));
 
     // actix-web calls this factory on each worker's thread, once per worker and bound
@@ -120,7 +123,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
                 // At least one connection per worker, even when POOL_MAX < WORKERS.
                 let max = shard(pool_max, workers, worker).max(1);
                 let min = shard(pool_min, workers, worker);
-                let pool = new_pool(&db_options, max, min);
+                let pool = new_pool(&db_options, max, min, ping);
                 (pool, Arc::new(PageCache::new(redis.clone(), "actix-sqlx")))
             }
         };
@@ -153,13 +156,21 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// No ping on acquire; sqlx still pings every connection it takes back (no switch).
-/// Lazy, so the app starts (and answers 503) while Postgres is down.
-fn new_pool(options: &PgConnectOptions, max: u32, min: u32) -> PgPool {
+/// A checkout pings only as `ping` says (by default a connection idle for more than 1 s,
+/// pgxpool's rule); sqlx still pings every connection it takes back (no switch). Lazy, so
+/// the app starts (and answers 503) while Postgres is down.
+fn new_pool(options: &PgConnectOptions, max: u32, min: u32, ping: PingOnAcquire) -> PgPool {
     PgPoolOptions::new()
         .max_connections(max)
         .min_connections(min)
-        .test_before_acquire(env::var_os("PING_ON_ACQUIRE").is_some())
+        .test_before_acquire(false)
+        .before_acquire(move |conn, meta| {
+            Box::pin(async move {
+                // `Ok(false)` for a failed ping: the pool closes this connection and opens a
+                // fresh one, so a connection left dead by a PostgreSQL restart fails no request.
+                Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+            })
+        })
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy_with(options.clone())
 }

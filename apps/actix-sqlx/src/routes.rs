@@ -1,15 +1,19 @@
-//! The six routes, in the order of docs/spec.md §3, and the error → response mapping.
+//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
+//! response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
 use actix_web::body::MessageBody;
+use actix_web::dev::Payload;
+use actix_web::error::InternalError;
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
-use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
 use serde::Serialize;
 use shared_sql::pages;
 use sqlx::PgConnection;
 use std::fmt;
+use std::future::{Ready, ready};
 use templates::views::{HomePage, PostPage, TagPage};
 
 type Page = Result<HttpResponse, AppError>;
@@ -18,22 +22,14 @@ pub async fn home(state: web::Data<AppState>, DbConn(mut conn): DbConn) -> Page 
     Ok(html(home_html(&state, &mut conn).await?))
 }
 
-pub async fn post(
-    state: web::Data<AppState>,
-    slug: web::Path<String>,
-    DbConn(mut conn): DbConn,
-) -> Page {
+pub async fn post(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match post_html(&state, &mut conn, &slug).await? {
         Some(page) => html(page),
         None => not_found_response(&state),
     })
 }
 
-pub async fn tag(
-    state: web::Data<AppState>,
-    slug: web::Path<String>,
-    DbConn(mut conn): DbConn,
-) -> Page {
+pub async fn tag(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match pages::tag(&mut conn, &slug).await? {
         Some(rows) => html(render(&state, templates::TAG, &TagPage::from(rows))?),
         None => not_found_response(&state),
@@ -47,7 +43,7 @@ pub async fn cached_home(state: web::Data<AppState>) -> Page {
     .await
 }
 
-pub async fn cached_post(state: web::Data<AppState>, slug: web::Path<String>) -> Page {
+pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
     let key = page_cache::post_key(&slug);
     cached(&state, key, async |conn| {
         post_html(&state, conn, &slug).await
@@ -55,8 +51,6 @@ pub async fn cached_post(state: web::Data<AppState>, slug: web::Path<String>) ->
     .await
 }
 
-/// The query as a list of pairs, not a map: the first `n` counts, as in Go (a map keeps the
-/// last). Decoding into pairs cannot fail, so a bad `n` never gets actix's own 400 body.
 /// The raw query, read by the rule every app shares (Go's `parseN`).
 pub async fn compute(request: HttpRequest) -> HttpResponse {
     match workload::parse_n_query(Some(request.query_string())) {
@@ -67,6 +61,33 @@ pub async fn compute(request: HttpRequest) -> HttpResponse {
 
 pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
     not_found_response(&state)
+}
+
+/// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything
+/// else gets the 404 page. actix-web polls a handler's extractors in order and stops at the
+/// first error, so handlers take `Slug` before `DbConn`: a segment that is not a slug costs
+/// no connection, query or Redis lookup.
+pub struct Slug(pub String);
+
+impl FromRequest for Slug {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        // `web::Path` decodes lossily (bytes that are not UTF-8 become U+FFFD), so every
+        // segment reaches `is_slug`.
+        let segment = web::Path::<String>::from_request(req, payload).into_inner();
+        ready(match segment {
+            Ok(slug) if workload::is_slug(&slug) => Ok(Slug(slug.into_inner())),
+            _ => {
+                let state = req
+                    .app_data::<web::Data<AppState>>()
+                    .expect("main registers AppState");
+                let page = not_found_response(state);
+                Err(InternalError::from_response("not a slug", page).into())
+            }
+        })
+    }
 }
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
-//! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`.
+//! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`, `PING_ON_ACQUIRE`.
 
 mod db;
 mod routes;
@@ -20,6 +20,7 @@ use axum::body::Bytes;
 use axum::{Router, routing::get};
 use mimalloc::MiMalloc;
 use page_cache::PageCache;
+use sqlx::Connection;
 use sqlx::postgres::PgPoolOptions;
 use std::{process::ExitCode, sync::Arc, time::Duration};
 use tera::Tera;
@@ -34,8 +35,7 @@ pub struct AppState {
     pub pool: sqlx::PgPool,
     pub cache: Arc<PageCache>,
     pub tera: Arc<Tera>,
-    /// The 404 page, rendered once.
-    /// Pre-rendered once; `Bytes` so each 404 shares it instead of copying.
+    /// The 404 page, rendered once; `Bytes` so each 404 shares it instead of copying.
     pub not_found: Bytes,
 }
 
@@ -62,12 +62,21 @@ fn main() -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
-    // No ping on acquire; sqlx still pings every connection it takes back (no switch).
+    // A checkout pings only as PING_ON_ACQUIRE says (by default a connection idle for more
+    // than 1 s, pgxpool's rule); sqlx still pings every connection it takes back (no switch).
     // Lazy, so the app starts (and answers 503) while Postgres is down.
+    let ping = config.ping_on_acquire;
     let pool = PgPoolOptions::new()
         .max_connections(config.pool_max)
         .min_connections(config.pool_min)
-        .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+        .test_before_acquire(false)
+        .before_acquire(move |conn, meta| {
+            Box::pin(async move {
+                // `Ok(false)` for a failed ping: the pool closes this connection and opens a
+                // fresh one, so a connection left dead by a PostgreSQL restart fails no request.
+                Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+            })
+        })
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy(&config.database_url)?;
     let tera = templates::tera()?;

@@ -1,8 +1,10 @@
-//! The six routes, in the order of docs/spec.md §3, and the error → response mapping.
+//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
+//! response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{FromRequestParts, Path, RawQuery, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use serde::Serialize;
@@ -18,7 +20,7 @@ pub async fn home(State(state): State<AppState>, DbConn(mut conn): DbConn) -> Pa
 
 pub async fn post(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
     DbConn(mut conn): DbConn,
 ) -> Page {
     Ok(match post_html(&state, &mut conn, &slug).await? {
@@ -29,7 +31,7 @@ pub async fn post(
 
 pub async fn tag(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
     DbConn(mut conn): DbConn,
 ) -> Page {
     Ok(match pages::tag(&mut conn, &slug).await? {
@@ -45,7 +47,7 @@ pub async fn cached_home(State(state): State<AppState>) -> Page {
     .await
 }
 
-pub async fn cached_post(State(state): State<AppState>, Path(slug): Path<String>) -> Page {
+pub async fn cached_post(State(state): State<AppState>, Slug(slug): Slug) -> Page {
     let key = page_cache::post_key(&slug);
     cached(&state, key, async |conn| {
         post_html(&state, conn, &slug).await
@@ -63,6 +65,23 @@ pub async fn compute(RawQuery(query): RawQuery) -> Response {
 
 pub async fn not_found(State(state): State<AppState>) -> Response {
     not_found_response(&state)
+}
+
+/// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
+/// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
+/// page; handlers take `Slug` before `DbConn`, so that costs no connection, query or Redis
+/// lookup.
+pub struct Slug(pub String);
+
+impl FromRequestParts<AppState> for Slug {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(slug)) if workload::is_slug(&slug) => Ok(Slug(slug)),
+            _ => Err(not_found_response(state)),
+        }
+    }
 }
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {

@@ -14,7 +14,8 @@
 //! `BIND`, `WORKERS` (Tokio worker threads). Cot's own CLI (`-c config/NAME.toml`,
 //! `-l ADDR`) reads neither, so `main` builds the runtime and boots the project itself;
 //! `Project::config` turns the environment into Cot's `ProjectConfig`.
-//! `POOL_MAX`/`POOL_MIN` size only the Redis pool: Cot's database pool has no settings.
+//! `POOL_MAX`/`POOL_MIN` size only the Redis pool and `PING_ON_ACQUIRE` has no effect: Cot's
+//! database pool has no settings (it pings every checkout).
 
 mod db;
 mod routes;

@@ -1,5 +1,5 @@
-//! The six routes, in the order of docs/spec.md §3, their templates, and the project's error
-//! page handler.
+//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, their templates,
+//! and the project's error page handler.
 
 use crate::db::{self, Db};
 use cot::cache::Cache;
@@ -7,9 +7,10 @@ use cot::error::NotFound;
 use cot::error::handler::RequestError;
 use cot::html::Html;
 use cot::request::RequestHead;
-use cot::request::extractors::Path;
+use cot::request::extractors::{FromRequestHead, Path};
 use cot::response::{IntoResponse, Response};
 use cot::{StatusCode, Template};
+use percent_encoding::percent_decode_str;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use templates::views::{HomePage, PostPage, TagPage};
@@ -18,14 +19,14 @@ pub async fn home(db: Db) -> cot::Result<Html> {
     Ok(Html::new(home_html(db).await?))
 }
 
-pub async fn post(db: Db, Path(slug): Path<String>) -> cot::Result<Html> {
+pub async fn post(Slug(slug): Slug, db: Db) -> cot::Result<Html> {
     match post_html(db, &slug).await? {
         Some(page) => Ok(Html::new(page)),
         None => Err(NotFound::new().into()),
     }
 }
 
-pub async fn tag(db: Db, Path(slug): Path<String>) -> cot::Result<Html> {
+pub async fn tag(Slug(slug): Slug, db: Db) -> cot::Result<Html> {
     match db.run(async |d| db::tag_page(d, &slug).await).await? {
         Some(view) => Ok(Html::new(TagHtml(view).render()?)),
         None => Err(NotFound::new().into()),
@@ -39,7 +40,7 @@ pub async fn cached_home(db: Db, cache: Cache) -> cot::Result<Html> {
     .await
 }
 
-pub async fn cached_post(db: Db, cache: Cache, Path(slug): Path<String>) -> cot::Result<Html> {
+pub async fn cached_post(Slug(slug): Slug, db: Db, cache: Cache) -> cot::Result<Html> {
     let key = format!("page:/posts/{slug}");
     cached(&cache, key, async || post_html(db, &slug).await).await
 }
@@ -50,6 +51,22 @@ pub async fn compute(head: RequestHead) -> cot::Result<Response> {
     match workload::parse_n_query(head.uri.query()) {
         Ok(n) => workload::compute_body(n).into_response(),
         Err(message) => message.with_status(StatusCode::BAD_REQUEST).into_response(),
+    }
+}
+
+/// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything else,
+/// a segment that does not decode to UTF-8 included, is the 404 error before the handler runs:
+/// no query, no cache lookup. Cot's `Path` hands a segment over as it is in the URI, still
+/// percent-encoded (cot-0.7.0 src/router/path.rs, `capture`), so it is decoded here.
+pub struct Slug(pub String);
+
+impl FromRequestHead for Slug {
+    async fn from_request_head(head: &RequestHead) -> cot::Result<Self> {
+        let Path(segment) = Path::<String>::from_request_head(head).await?;
+        match percent_decode_str(&segment).decode_utf8() {
+            Ok(slug) if workload::is_slug(&slug) => Ok(Slug(slug.into_owned())),
+            _ => Err(NotFound::new().into()),
+        }
     }
 }
 

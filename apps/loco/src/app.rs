@@ -16,6 +16,7 @@ use loco_rs::environment::Environment;
 use loco_rs::prelude::{async_trait, get};
 use loco_rs::task::Tasks;
 use loco_rs::{Error, Result};
+use sea_orm::sqlx::Connection;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 use std::path::Path;
 use std::sync::Arc;
@@ -106,10 +107,15 @@ impl Hooks for App {
 }
 
 /// SeaORM's connection (a sqlx pool) from `config.database`, as Loco's `db::connect` builds
-/// it, plus two settings Loco does not expose: no ping on checkout (`PING_ON_ACQUIRE=1`
-/// turns it back on, for the round-trip test only) and a lazy pool, so the app starts, and
-/// answers 503, while PostgreSQL is down.
+/// it, plus two settings Loco does not expose: a checkout ping only as `PING_ON_ACQUIRE`
+/// says (by default a connection idle for more than 1 s, pgxpool's rule), through SeaORM's
+/// `before_acquire` hook, and a lazy pool, so the app starts, and answers 503, while
+/// PostgreSQL is down.
 async fn connect_database(config: &config::Database) -> Result<DatabaseConnection> {
+    // Loco's database config has no such setting; `main` has already checked the variable.
+    let ping = workload::Config::from_env()
+        .map_err(|err| Error::Message(err.to_string()))?
+        .ping_on_acquire;
     let mut options = ConnectOptions::new(&config.uri);
     options
         .max_connections(config.max_connections)
@@ -117,7 +123,14 @@ async fn connect_database(config: &config::Database) -> Result<DatabaseConnectio
         .connect_timeout(Duration::from_millis(config.connect_timeout))
         .idle_timeout(Duration::from_millis(config.idle_timeout))
         .sqlx_logging(config.enable_logging)
-        .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+        .test_before_acquire(false)
+        .map_sqlx_postgres_before_acquire(move |conn, meta| {
+            Box::pin(async move {
+                // `Ok(false)` for a failed ping: the pool closes this connection and opens a
+                // fresh one, so a connection left dead by a PostgreSQL restart fails no request.
+                Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+            })
+        })
         .connect_lazy(true);
     if let Some(timeout) = config.acquire_timeout {
         options.acquire_timeout(Duration::from_millis(timeout));

@@ -13,7 +13,7 @@
 //!
 //! `config/production.yaml` reads `DATABASE_URL`, `REDIS_URL`, `POOL_MAX` and `POOL_MIN`;
 //! `main.rs` reads `BIND` (as `cargo loco start --binding … --port …` would) and `WORKERS`
-//! (Tokio worker threads). `LOCO_ENV` picks another `config/<env>.yaml`. There is no
+//! (Tokio worker threads), `app.rs` `PING_ON_ACQUIRE`. `LOCO_ENV` picks another `config/<env>.yaml`. There is no
 //! `cargo loco` CLI: the generator is not a dependency.
 
 pub mod app;

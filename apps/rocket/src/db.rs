@@ -5,7 +5,7 @@ use crate::rows;
 use rocket::figment::Figment;
 use rocket_db_pools::sqlx::pool::PoolConnection;
 use rocket_db_pools::sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
-use rocket_db_pools::sqlx::{self, ConnectOptions, PgPool, Postgres};
+use rocket_db_pools::sqlx::{self, ConnectOptions, Connection, PgPool, Postgres};
 use rocket_db_pools::{Database, Pool};
 use shared_sql as sql;
 use std::ops::Deref;
@@ -15,18 +15,18 @@ use templates::views::{self, HomePage, PostPage, TagPage};
 /// The blog's database, configured under `databases.blog`.
 #[derive(Database)]
 #[database("blog")]
-pub struct Db(NoPingPgPool);
+pub struct Db(LazyPgPool);
 
 /// rocket_db_pools' own sqlx pool (`Db(sqlx::PgPool)`) pings every connection it hands out,
 /// with no setting to stop it, and refuses to launch while Postgres is down. This one is the
-/// same pool built the same way, minus both: no ping on checkout, and connected lazily, so the
-/// app starts (and answers 503) without Postgres. sqlx still pings every connection it takes
-/// back (no switch). `PING_ON_ACQUIRE=1` turns the checkout ping back on, for the round-trip
-/// test only.
-pub struct NoPingPgPool(PgPool);
+/// same pool built the same way, but connected lazily, so the app starts (and answers 503)
+/// without Postgres, and pinging on checkout only as `PING_ON_ACQUIRE` says (by default a
+/// connection idle for more than 1 s, pgxpool's rule). sqlx still pings every connection it
+/// takes back (no switch).
+pub struct LazyPgPool(PgPool);
 
 #[rocket::async_trait]
-impl Pool for NoPingPgPool {
+impl Pool for LazyPgPool {
     type Connection = PoolConnection<Postgres>;
     type Error = rocket_db_pools::Error<sqlx::Error>;
 
@@ -37,14 +37,27 @@ impl Pool for NoPingPgPool {
             .parse::<PgConnectOptions>()
             .map_err(rocket_db_pools::Error::Init)?
             .disable_statement_logging();
+        // A pool is handed only its figment section, so the rule is read from the
+        // environment again (`main` has already checked it).
+        let ping = workload::Config::from_env()
+            .map_err(|err| rocket::figment::Error::from(err.to_string()))?
+            .ping_on_acquire;
         let pool = PgPoolOptions::new()
             .max_connections(config.max_connections as u32)
             .min_connections(config.min_connections.unwrap_or_default())
             .acquire_timeout(Duration::from_secs(config.connect_timeout))
             .idle_timeout(config.idle_timeout.map(Duration::from_secs))
-            .test_before_acquire(std::env::var_os("PING_ON_ACQUIRE").is_some())
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    // `Ok(false)` for a failed ping: the pool closes this connection and opens
+                    // a fresh one, so a connection left dead by a PostgreSQL restart fails no
+                    // request.
+                    Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+                })
+            })
             .connect_lazy_with(options);
-        Ok(NoPingPgPool(pool))
+        Ok(LazyPgPool(pool))
     }
 
     async fn get(&self) -> Result<Self::Connection, Self::Error> {
@@ -57,7 +70,7 @@ impl Pool for NoPingPgPool {
 }
 
 /// `Db` reaches the `PgPool` as it would with rocket_db_pools' own pool.
-impl Deref for NoPingPgPool {
+impl Deref for LazyPgPool {
     type Target = PgPool;
 
     fn deref(&self) -> &PgPool {

@@ -11,8 +11,8 @@
 //! ```
 //!
 //! Settings come from the environment every app reads (`workload::Config`): `DATABASE_URL`,
-//! `REDIS_URL`, `BIND`, `WORKERS` (Rocket's workers), `POOL_MAX`, `POOL_MIN`. Rocket's own
-//! sources (`Rocket.toml`, `ROCKET_*` variables) are not read.
+//! `REDIS_URL`, `BIND`, `WORKERS` (Rocket's workers), `POOL_MAX`, `POOL_MIN`,
+//! `PING_ON_ACQUIRE`. Rocket's own sources (`Rocket.toml`, `ROCKET_*` variables) are not read.
 
 #[macro_use]
 extern crate rocket;
@@ -65,7 +65,7 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 /// Rocket's settings from `config`, the database, the templates, the page cache, the six
-/// routes and the two catchers.
+/// routes and the three catchers.
 fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
     let bind = config
         .bind
@@ -119,6 +119,10 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
         )
         .register(
             "/",
-            catchers![routes::not_found, routes::database_unavailable],
+            catchers![
+                routes::not_found,
+                routes::not_a_slug,
+                routes::database_unavailable
+            ],
         ))
 }

@@ -1,12 +1,12 @@
-//! The six routes, in the order of docs/spec.md §3, the catchers, and the error → status
-//! mapping.
+//! The six routes, in the order of docs/spec.md §3, the `<slug>` parameter guard, the
+//! catchers, and the error → status mapping.
 
 use crate::db::{self, Db};
 use page_cache::PageCache;
 use rocket::http::Status;
 use rocket::http::uri::Origin;
-use rocket::request::{self, FromRequest, Request};
-use rocket::response::{self, Responder, content::RawHtml, status::BadRequest};
+use rocket::request::{self, FromParam, FromRequest, Request};
+use rocket::response::{self, Responder, content::RawHtml, status};
 use rocket::serde::Serialize;
 use rocket::{Orbit, Rocket, State};
 use rocket_db_pools::Connection;
@@ -19,15 +19,18 @@ pub async fn home(mut db: Connection<Db>) -> Result<Template, Error> {
     Ok(Template::render(templates::HOME, view))
 }
 
+/// `&Db`, not `Connection<Db>`: Rocket runs request guards before parameter guards, so a
+/// `Connection<Db>` would be checked out before `Slug` could refuse the segment.
 #[get("/posts/<slug>")]
-pub async fn post(mut db: Connection<Db>, slug: &str) -> Result<Option<Template>, Error> {
-    let view = db::post_page(&mut db, slug).await?;
+pub async fn post(db: &Db, slug: Slug<'_>) -> Result<Option<Template>, Error> {
+    let view = db::post_page(&mut *db.acquire().await?, slug.0).await?;
     Ok(view.map(|view| Template::render(templates::POST, view)))
 }
 
+/// `&Db`, as for `post`.
 #[get("/tags/<slug>")]
-pub async fn tag(mut db: Connection<Db>, slug: &str) -> Result<Option<Template>, Error> {
-    let view = db::tag_page(&mut db, slug).await?;
+pub async fn tag(db: &Db, slug: Slug<'_>) -> Result<Option<Template>, Error> {
+    let view = db::tag_page(&mut *db.acquire().await?, slug.0).await?;
     Ok(view.map(|view| Template::render(templates::TAG, view)))
 }
 
@@ -55,11 +58,11 @@ pub async fn cached_post(
     db: &Db,
     cache: &State<PageCache>,
     pages: Pages<'_>,
-    slug: &str,
+    slug: Slug<'_>,
 ) -> CachedPage {
-    let key = page_cache::post_key(slug);
+    let key = page_cache::post_key(slug.0);
     cached(db, cache, key, async |conn| {
-        match db::post_page(conn, slug).await? {
+        match db::post_page(conn, slug.0).await? {
             Some(view) => pages.show(templates::POST, view).map(Some),
             None => Ok(None),
         }
@@ -71,16 +74,40 @@ pub async fn cached_post(
 /// `?<n>` would answer a bad `n` with Rocket's own error page and decode the query by
 /// Rocket's rules, not Go's.
 #[get("/compute")]
-pub fn compute(origin: &Origin<'_>) -> Result<String, BadRequest<&'static str>> {
+pub fn compute(origin: &Origin<'_>) -> Result<String, status::BadRequest<&'static str>> {
     workload::parse_n_query(origin.query().map(|query| query.as_str()))
         .map(workload::compute_body)
-        .map_err(BadRequest)
+        .map_err(status::BadRequest)
+}
+
+/// A `<slug>` segment (percent-decoded by Rocket, bytes that are not UTF-8 as U+FFFD) that is
+/// a slug (docs/spec.md §3.1). Any other segment fails the guard, and the route forwards
+/// before its handler runs: no connection, query or Redis lookup.
+pub struct Slug<'r>(&'r str);
+
+impl<'r> FromParam<'r> for Slug<'r> {
+    type Error = &'r str;
+
+    fn from_param(param: &'r str) -> Result<Self, &'r str> {
+        if workload::is_slug(param) {
+            Ok(Slug(param))
+        } else {
+            Err(param)
+        }
+    }
 }
 
 /// Unknown paths, and the pages whose handler found no such slug (`None`).
 #[catch(404)]
 pub fn not_found() -> Template {
     Template::render(templates::NOT_FOUND, context! {})
+}
+
+/// A segment `Slug` refused: Rocket 0.5 forwards a failed parameter guard with 422 and no
+/// other route matches, but to docs/spec.md §3.1 it is an unknown page.
+#[catch(422)]
+pub fn not_a_slug() -> status::NotFound<Template> {
+    status::NotFound(not_found())
 }
 
 /// `Connection<Db>` failing to check out a connection, and [`Error::Database`].

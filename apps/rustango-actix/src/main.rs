@@ -11,8 +11,9 @@
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
-//! `BIND`, `WORKERS` (actix-web workers), `POOL_MAX`, `POOL_MIN`. Each worker has its own
-//! share of the pool and its own Redis connection, as in actix-sqlx (see its README).
+//! `BIND`, `WORKERS` (actix-web workers), `POOL_MAX`, `POOL_MIN`, `PING_ON_ACQUIRE`. Each
+//! worker has its own share of the pool and its own Redis connection, as in actix-sqlx (see
+//! its README).
 
 mod db;
 mod routes;
@@ -22,13 +23,14 @@ use mimalloc::MiMalloc;
 use rustango::cache::CacheError;
 use rustango::sql::Pool;
 use rustango_models::LazyRedisCache;
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use tera::Tera;
-use workload::Config;
+use workload::{Config, PingOnAcquire};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -84,6 +86,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let tera = Arc::new(templates::tera()?);
     let not_found = web::Bytes::from(templates::not_found_page(&tera)?);
     let (workers, pool_max, pool_min) = (config.workers, config.pool_max, config.pool_min);
+    let ping = config.ping_on_acquire;
     let next_worker = Arc::new(AtomicUsize::new(0));
 
     // actix-web calls this factory on each worker's thread, once per worker and bound
@@ -96,7 +99,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         let max = shard(pool_max, workers, worker).max(1);
         let min = shard(pool_min, workers, worker);
         let state = AppState {
-            pool: Pool::from(new_pool(&db_options, max, min)),
+            pool: Pool::from(new_pool(&db_options, max, min, ping)),
             cache: LazyRedisCache::new(redis_url.as_str()),
             tera: Arc::clone(&tera),
             not_found: not_found.clone(),
@@ -124,14 +127,22 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Our own sqlx pool, handed to Rustango (`Pool::from`): Rustango's pool constructors take
 /// one process-wide tuning (no per-worker sizes) and install a `before_acquire` hook that
-/// pings connections idle for 30 s or more. No ping on acquire; sqlx still pings every
+/// pings connections idle for 30 s or more. Here a checkout pings only as `ping` says (by
+/// default a connection idle for more than 1 s, pgxpool's rule); sqlx still pings every
 /// connection it takes back (no switch). Lazy, so the app starts (and answers 503) while
 /// Postgres is down.
-fn new_pool(options: &PgConnectOptions, max: u32, min: u32) -> PgPool {
+fn new_pool(options: &PgConnectOptions, max: u32, min: u32, ping: PingOnAcquire) -> PgPool {
     PgPoolOptions::new()
         .max_connections(max)
         .min_connections(min)
         .test_before_acquire(false)
+        .before_acquire(move |conn, meta| {
+            Box::pin(async move {
+                // `Ok(false)` for a failed ping: the pool closes this connection and opens a
+                // fresh one, so a connection left dead by a PostgreSQL restart fails no request.
+                Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+            })
+        })
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy_with(options.clone())
 }

@@ -11,18 +11,19 @@
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
-//! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`.
+//! `BIND`, `WORKERS` (Tokio worker threads), `POOL_MAX`, `POOL_MIN`, `PING_ON_ACQUIRE`.
 
 mod db;
 mod routes;
 
 use axum::body::Bytes;
-use axum::{Router, routing::get};
+use axum::{Router, middleware, routing::get};
 use mimalloc::MiMalloc;
 use rustango::cache::BoxedCache;
 use rustango::cache_page::CachePageLayer;
 use rustango::sql::Pool;
 use rustango_models::LazyRedisCache;
+use sqlx::Connection;
 use sqlx::postgres::PgPoolOptions;
 use std::{process::ExitCode, sync::Arc, time::Duration};
 use tera::Tera;
@@ -68,13 +69,22 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     // Our own sqlx pool, handed to Rustango (`Pool::from`): Rustango's own constructors
-    // install a `before_acquire` hook that pings connections idle for 30 s or more. No ping
-    // on acquire; sqlx still pings every connection it takes back (no switch). Lazy, so the
-    // app starts (and answers 503) while Postgres is down.
+    // install a `before_acquire` hook that pings connections idle for 30 s or more. Here a
+    // checkout pings only as PING_ON_ACQUIRE says (by default a connection idle for more
+    // than 1 s, pgxpool's rule); sqlx still pings every connection it takes back (no switch).
+    // Lazy, so the app starts (and answers 503) while Postgres is down.
+    let ping = config.ping_on_acquire;
     let pool = PgPoolOptions::new()
         .max_connections(config.pool_max)
         .min_connections(config.pool_min)
         .test_before_acquire(false)
+        .before_acquire(move |conn, meta| {
+            Box::pin(async move {
+                // `Ok(false)` for a failed ping: the pool closes this connection and opens a
+                // fresh one, so a connection left dead by a PostgreSQL restart fails no request.
+                Ok(!ping.should_ping(meta.idle_for) || conn.ping().await.is_ok())
+            })
+        })
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy(&config.database_url)?;
     // Rustango's Redis cache (one multiplexed connection), connected on first use.
@@ -88,19 +98,21 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
 
     // The cached pages are the uncached handlers behind Rustango's whole-page cache. Its
     // keys start with `page:` (the prefix), so the harness's `page:*` sweep clears them.
-    let cached = Router::new()
-        .route("/cached/", get(routes::home))
-        .route("/cached/posts/{slug}", get(routes::post))
-        .layer(
-            CachePageLayer::new(cache)
-                .key_prefix("page:")
-                .timeout(PAGE_TTL),
-        );
+    let page_cache = CachePageLayer::new(cache)
+        .key_prefix("page:")
+        .timeout(PAGE_TTL);
+    // The last layer runs first: a segment that is not a slug gets the 404 page before the
+    // cache looks it up in Redis.
+    let require_slug = middleware::from_fn_with_state(state.clone(), routes::require_slug);
+    let cached_post = get(routes::post)
+        .layer(page_cache.clone())
+        .layer(require_slug);
     let app = Router::new()
         .route("/", get(routes::home))
         .route("/posts/{slug}", get(routes::post))
         .route("/tags/{slug}", get(routes::tag))
-        .merge(cached)
+        .route("/cached/", get(routes::home).layer(page_cache))
+        .route("/cached/posts/{slug}", cached_post)
         .route("/compute", get(routes::compute))
         .fallback(routes::not_found)
         .with_state(state);

@@ -1,11 +1,13 @@
-//! The routes, in the order of docs/spec.md §3, and the error → response mapping. The two
-//! cached routes have no handlers of their own: `main.rs` serves them with `home` and `post`
-//! behind Rustango's `CachePageLayer`.
+//! The routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
+//! response mapping. The two cached routes have no handlers of their own: `main.rs` serves
+//! them with `home` and `post` behind Rustango's `CachePageLayer`.
 
 use crate::AppState;
 use crate::db::DbConn;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{FromRequestParts, Path, RawQuery, Request, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use rustango::sql::ExecError;
 use rustango_models::pages;
@@ -21,7 +23,7 @@ pub async fn home(State(state): State<AppState>, DbConn(mut conn): DbConn) -> Pa
 
 pub async fn post(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
     DbConn(mut conn): DbConn,
 ) -> Page {
     Ok(match pages::post(&mut conn, &slug).await? {
@@ -32,7 +34,7 @@ pub async fn post(
 
 pub async fn tag(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
     DbConn(mut conn): DbConn,
 ) -> Page {
     Ok(match pages::tag(&mut conn, &slug).await? {
@@ -51,6 +53,28 @@ pub async fn compute(RawQuery(query): RawQuery) -> Response {
 
 pub async fn not_found(State(state): State<AppState>) -> Response {
     not_found_response(&state)
+}
+
+/// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
+/// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
+/// page; handlers take `Slug` before `DbConn`, so that costs no connection or query.
+pub struct Slug(pub String);
+
+impl FromRequestParts<AppState> for Slug {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(slug)) if workload::is_slug(&slug) => Ok(Slug(slug)),
+            _ => Err(not_found_response(state)),
+        }
+    }
+}
+
+/// Middleware in front of the page cache on `/cached/posts/{slug}`: the `Slug` rejection
+/// answers a segment that is not a slug before `CachePageLayer` reads Redis.
+pub async fn require_slug(_: Slug, request: Request, next: Next) -> Response {
+    next.run(request).await
 }
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {

@@ -7,4 +7,4 @@ pub mod sample;
 
 pub use compare::{Mismatch, compare};
 pub use fetch::{Fetched, fetch_all};
-pub use sample::parity_paths;
+pub use sample::{not_slugs, parity_paths};

@@ -1,5 +1,5 @@
 //! The parity sample (docs/spec.md §4): the first, last and 20 random posts, every tag,
-//! unknown slugs and paths, the cached routes, and `/compute` with good and bad `n` and odd
+//! unknown slugs and paths, segments that are not slugs, the cached routes, and `/compute` with good and bad `n` and odd
 //! query strings. Slugs come from the seed's generator, so the sample needs no database and
 //! is the same on every run.
 
@@ -9,6 +9,24 @@ use seed::data::Dataset;
 
 const SAMPLE_SEED: u64 = 4;
 const RANDOM_POSTS: usize = 20;
+
+/// The segments of the slug vectors that are not slugs (docs/spec.md §3.1): NUL, invalid
+/// UTF-8, upper case, over-long, `/` and the like, still percent-encoded. The empty segment
+/// and dot segments are left out: they change which route a path is, which routers
+/// decide differently (§3.7).
+pub fn not_slugs() -> Vec<String> {
+    let vectors: Vec<(String, bool)> =
+        serde_json::from_str(workload::SLUG_VECTORS).expect("workload's slug vectors");
+    vectors
+        .into_iter()
+        .filter(|(segment, is_slug)| {
+            !is_slug
+                && !segment.is_empty()
+                && !segment.replace("%2e", ".").chars().all(|c| c == '.')
+        })
+        .map(|(segment, _)| segment)
+        .collect()
+}
 
 /// The paths to compare, in request order. Cached paths appear twice: the first request
 /// is a miss (rendered and stored), the second a hit (served from Redis).
@@ -39,6 +57,11 @@ pub fn parity_paths() -> Vec<String> {
     paths.extend(posts.iter().map(|slug| format!("/posts/{slug}")));
     paths.extend(tag_slugs.iter().map(|slug| format!("/tags/{slug}")));
     paths.extend(["/posts/no-such-post", "/tags/no-such-tag", "/no/such/page"].map(String::from));
+    for segment in not_slugs() {
+        for prefix in ["/posts/", "/tags/", "/cached/posts/"] {
+            paths.push(format!("{prefix}{segment}"));
+        }
+    }
     for path in ["/cached/".to_owned()]
         .into_iter()
         .chain(
@@ -88,12 +111,20 @@ mod tests {
             super::parity_paths(),
             "the sample must be deterministic"
         );
+        let odd = super::not_slugs().len();
+        assert!(odd >= 20, "{odd} segments that are not slugs");
+        assert!(super::not_slugs().contains(&"%00".to_owned()));
         let posts = paths.iter().filter(|p| p.starts_with("/posts/")).count();
-        assert_eq!(posts, 2 + 20 + 1, "first, last, 20 random, one unknown");
+        assert_eq!(
+            posts,
+            2 + 20 + 1 + odd,
+            "first, last, 20 random, one unknown, odd"
+        );
         assert_eq!(
             paths.iter().filter(|p| p.starts_with("/tags/")).count(),
-            30 + 1
+            30 + 1 + odd
         );
+        assert!(paths.contains(&"/cached/posts/%ff%fe".to_owned()));
         assert!(paths.iter().any(|p| p.ends_with("-1")), "first post");
         assert!(paths.iter().any(|p| p.ends_with("-1000")), "last post");
         assert!(paths.contains(&"/compute?n=abc".to_owned()));

@@ -16,7 +16,8 @@ use crate::results::profile::{
 };
 use crate::results::write_atomically;
 use crate::routes;
-use crate::stack::apps::{self, App};
+use crate::stack::apps;
+pub use crate::stack::apps::Target;
 use crate::stack::cpus::{CpuSplit, PinnedServices, pin_process};
 use crate::stack::page_cache;
 use crate::stack::processes::{clock_ticks, pids_named, process_tree, stat};
@@ -29,33 +30,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// An app as profiled: `name`, or `name+KEY=VALUE+…` for the app with extra environment
-/// (e.g. `actix-sqlx+POOL_MODE=shared`, `axum-sqlx+PING_ON_ACQUIRE=1`).
-pub struct Target {
-    pub label: String,
-    pub app: App,
-    pub env: Vec<(String, String)>,
-}
-
-impl Target {
-    pub fn parse(spec: &str) -> Result<Target> {
-        let mut parts = spec.split('+');
-        let app = apps::find(parts.next().unwrap_or_default())?;
-        let env = parts
-            .map(|pair| {
-                pair.split_once('=')
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .with_context(|| format!("{spec}: {pair:?} is not KEY=VALUE"))
-            })
-            .collect::<Result<_>>()?;
-        Ok(Target {
-            label: spec.to_owned(),
-            app,
-            env,
-        })
-    }
-}
 
 pub struct Options {
     pub targets: Vec<Target>,
@@ -595,19 +569,5 @@ gc 2 @0.510s 2%: 0.050+2.0+0.100 ms clock, 0.1+1/2/0+0.2 ms cpu, 4->5->1 MB, 5 M
         assert!((gc.collections_per_sec - 1.0).abs() < 1e-9);
         // (0.05 + 0.15) ms of 2 s.
         assert!((gc.pause_percent - 0.01).abs() < 1e-9, "{gc:?}");
-    }
-
-    #[test]
-    fn parses_targets_with_environment() {
-        let target = Target::parse("go+GOGC=200+X=a=b").unwrap();
-        assert_eq!(target.app.name, "go");
-        assert_eq!(
-            target.env,
-            [
-                ("GOGC".to_owned(), "200".to_owned()),
-                ("X".to_owned(), "a=b".to_owned())
-            ]
-        );
-        assert!(Target::parse("go+GOGC").is_err());
     }
 }

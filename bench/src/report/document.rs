@@ -604,11 +604,7 @@ fn app_settings(batch: &Batch) -> String {
         let manifest = match &app.settings {
             Some(s) => vec![
                 format!("{}/{}", s.pool_max, s.pool_min),
-                format!(
-                    "{} / {}",
-                    yes_no(s.ping_on_acquire),
-                    yes_no(s.ping_on_release)
-                ),
+                format!("{} / {}", s.ping_on_acquire, yes_no(s.ping_on_release)),
                 format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
                 s.connection.clone(),
                 s.cache.clone(),

@@ -1,5 +1,6 @@
 //! The report of a batch (`report.md`, `report.html`, `*.svg`), built from its
-//! `results.json` alone, and the comparison of two batches.
+//! `results.json` alone, the comparison of two batches, and the reliability table of a
+//! faults run (`reliability.md`, from its `faults.json`).
 
 mod charts;
 mod compare;
@@ -9,10 +10,12 @@ mod markdown;
 mod numbers;
 mod outcome;
 mod profiles;
+mod reliability;
 mod routes;
 
 pub use compare::{BAND, Comparison, differences};
 
+use crate::results::faults::FaultsRun;
 use crate::results::profile::{Profile, RenderTimes};
 use crate::results::{Batch, write_atomically};
 use anyhow::Result;
@@ -49,6 +52,15 @@ pub fn write(dir: &Path, profiles: Option<&Path>) -> Result<()> {
         files.join(", ")
     );
     Ok(())
+}
+
+/// Writes `reliability.md` into the `blogbench faults` folder `dir`, from its `faults.json`.
+pub fn write_reliability(dir: &Path) -> Result<()> {
+    let run = FaultsRun::load(&dir.join("faults.json"))?;
+    write_atomically(
+        &dir.join("reliability.md"),
+        reliability::markdown(&run).as_bytes(),
+    )
 }
 
 /// Prints the change per app and route between two batches; `Ok(false)` when any change is

@@ -2,6 +2,7 @@
 //! every run so a crash or Ctrl-C loses nothing that finished. The report is built from this
 //! file alone.
 
+pub mod faults;
 pub mod profile;
 
 use anyhow::{Context, Result};
@@ -283,10 +284,11 @@ pub fn median(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
     Some((m, n))
 }
 
-/// A batch's folder: `batch` itself when it is one, else `<results_dir>/<batch>`.
+/// A batch's (or a faults run's) folder: `batch` itself when it is one, else
+/// `<results_dir>/<batch>`.
 pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
     let path = Path::new(batch);
-    if path.join("results.json").is_file() {
+    if path.join("results.json").is_file() || path.join("faults.json").is_file() {
         path.to_owned()
     } else {
         results_dir.join(batch)
@@ -295,18 +297,24 @@ pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
 
 impl Batch {
     pub fn load(path: &Path) -> Result<Batch> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("parse {}", path.display()))
+        read_json(path)
     }
 
     /// Writes `results.json` in `dir` through a temporary file and a rename.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        write_atomically(
-            &dir.join("results.json"),
-            serde_json::to_string_pretty(self)?.as_bytes(),
-        )
+        write_json(&dir.join("results.json"), self)
     }
+}
+
+/// A results file, parsed.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parse {}", path.display()))
+}
+
+/// `value` as indented JSON at `path`, written atomically.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    write_atomically(path, serde_json::to_string_pretty(value)?.as_bytes())
 }
 
 /// Writes `bytes` to `path` so a reader sees the old file or the new one, never half.

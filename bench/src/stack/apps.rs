@@ -15,6 +15,33 @@ pub struct App {
     pub manifest: Manifest,
 }
 
+/// An app as loaded: `name`, or `name+KEY=VALUE+…` for the app with extra environment
+/// (e.g. `actix-sqlx+POOL_MODE=shared`, `axum-sqlx+PING_ON_ACQUIRE=always`).
+pub struct Target {
+    pub label: String,
+    pub app: App,
+    pub env: Vec<(String, String)>,
+}
+
+impl Target {
+    pub fn parse(spec: &str) -> Result<Target> {
+        let mut parts = spec.split('+');
+        let app = find(parts.next().unwrap_or_default())?;
+        let env = parts
+            .map(|pair| {
+                pair.split_once('=')
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .with_context(|| format!("{spec}: {pair:?} is not KEY=VALUE"))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Target {
+            label: spec.to_owned(),
+            app,
+            env,
+        })
+    }
+}
+
 pub const GO: &str = "go";
 
 /// Folders of apps outside the workspace, `:`-separated, added after the workspace's own

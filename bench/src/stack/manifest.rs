@@ -30,7 +30,10 @@ pub struct Manifest {
 pub struct Settings {
     pub pool_max: u32,
     pub pool_min: u32,
-    pub ping_on_acquire: bool,
+    /// When the pool pings a connection it hands out: `always`, `after 1 s idle`, `never`
+    /// (older results say `true` or `false`).
+    #[serde(deserialize_with = "ping_rule")]
+    pub ping_on_acquire: String,
     pub ping_on_release: bool,
     /// How a request gets its database connection(s).
     pub connection: String,
@@ -40,6 +43,20 @@ pub struct Settings {
     pub queries: Queries,
     /// How the page cache talks to Redis.
     pub cache: String,
+}
+
+fn ping_rule<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Rule {
+        Text(String),
+        Flag(bool),
+    }
+    Ok(match Rule::deserialize(deserializer)? {
+        Rule::Text(text) => text,
+        Rule::Flag(true) => "always".to_owned(),
+        Rule::Flag(false) => "never".to_owned(),
+    })
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -86,6 +86,14 @@ impl RunningApp {
         self.child.id()
     }
 
+    /// Whether the process is alive (not exited, not a zombie waiting to be reaped).
+    pub fn is_running(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|stat| Some(stat.rsplit_once(')')?.1.trim_start().starts_with('Z')))
+            .is_some_and(|zombie| !zombie)
+    }
+
     fn wait_ready(&mut self, addr: &str) -> Result<()> {
         let started = Instant::now();
         loop {

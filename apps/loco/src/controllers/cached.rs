@@ -2,7 +2,7 @@
 //! the raw HTML. The cache's driver-level `get`/`insert` store the string as it is (its
 //! typed `get::<T>`/`insert` would JSON-encode it). A Redis error is a miss.
 
-use super::{Page, PageError, not_found};
+use super::{Page, PageError, Slug, not_found};
 use crate::controllers::pages;
 use loco_rs::prelude::*;
 use templates::views::PostPage;
@@ -26,7 +26,7 @@ pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppCont
 pub async fn post(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
 ) -> Page {
     let key = format!("page:/posts/{slug}");
     cached(&v, &ctx, &key, async {

@@ -1,10 +1,13 @@
-//! The controllers (the six routes of docs/spec.md §3) and the one error → response mapping.
+//! The controllers (the six routes of docs/spec.md §3), the `{slug}` extractor and the one
+//! error → response mapping.
 
 pub mod cached;
 pub mod compute;
 pub mod pages;
 
+use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use loco_rs::prelude::*;
 
 /// What a page handler returns.
@@ -58,4 +61,28 @@ pub async fn not_found(ViewEngine(v): ViewEngine<TeraView>) -> Page {
     Ok(format::render()
         .status(StatusCode::NOT_FOUND)
         .view(&v, templates::NOT_FOUND, data!({}))?)
+}
+
+/// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
+/// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
+/// page before the handler runs: no query, no cache lookup.
+pub struct Slug(pub String);
+
+impl FromRequestParts<AppContext> for Slug {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        ctx: &AppContext,
+    ) -> std::result::Result<Self, Response> {
+        match Path::<String>::from_request_parts(parts, ctx).await {
+            Ok(Path(slug)) if workload::is_slug(&slug) => Ok(Slug(slug)),
+            _ => {
+                let view = ViewEngine::<TeraView>::from_request_parts(parts, ctx)
+                    .await
+                    .map_err(IntoResponse::into_response)?;
+                Err(not_found(view).await.into_response())
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! The pages, rendered from the database on every request.
 
-use super::{Page, PageError, not_found};
+use super::{Page, PageError, Slug, not_found};
 use crate::models::{comments, posts, tags};
 use crate::views;
 use loco_rs::prelude::*;
@@ -24,7 +24,7 @@ pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppCont
 pub async fn post(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
 ) -> Page {
     match post_page(&ctx.db, &slug).await? {
         Some(page) => Ok(format::view(&v, templates::POST, page)?),
@@ -35,7 +35,7 @@ pub async fn post(
 pub async fn tag(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
-    Path(slug): Path<String>,
+    Slug(slug): Slug,
 ) -> Page {
     let Some(tag) = tags::Entity::find_by_slug(&ctx.db, &slug).await? else {
         return not_found(ViewEngine(v)).await;

@@ -1,0 +1,422 @@
+//! `blogbench faults` (docs/spec.md §7): each app, alone, parity-gated, then probed with bad
+//! input and an idle-connection flood, then put under closed-loop load while the real
+//! services fail under it, one fault at a time. Every request is kept, so a fault's cost is
+//! split into what failed while the service was down and what the app lost after it came
+//! back.
+
+pub mod driver;
+pub mod inject;
+pub mod probes;
+pub mod timeline;
+
+use crate::parity::{self, Fetched};
+use crate::progress::Progress;
+use crate::results::faults::{AppFaults, FaultOutcome, FaultsRun};
+use crate::stack::apps::{self, Target};
+use crate::stack::page_cache;
+use crate::stack::processes;
+use crate::stack::server::RunningApp;
+use crate::{load, routes};
+use anyhow::{Context, Result};
+use driver::{Answer, Load, Pace};
+use inject::Fault;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use timeline::Timeline;
+
+pub struct Options {
+    pub targets: Vec<Target>,
+    pub connections: u32,
+    pub quick: bool,
+    pub results_dir: PathBuf,
+    pub command: String,
+}
+
+/// The lengths of one run: full, or `--quick` for tests.
+struct Plan {
+    baseline: Duration,
+    after: Duration,
+    /// Each fault with the route loaded while it happens.
+    faults: Vec<(Fault, &'static str)>,
+    idle_connections: u32,
+    slow_connections: u32,
+    flood: Duration,
+}
+
+impl Plan {
+    fn new(quick: bool) -> Plan {
+        let secs = Duration::from_secs_f64;
+        let (baseline, after, down, short, long, flood) = if quick {
+            (
+                secs(2.0),
+                secs(5.0),
+                secs(2.0),
+                secs(1.0),
+                secs(5.0),
+                secs(4.0),
+            )
+        } else {
+            (
+                secs(3.0),
+                secs(10.0),
+                secs(3.0),
+                secs(1.5),
+                secs(8.0),
+                secs(12.0),
+            )
+        };
+        Plan {
+            baseline,
+            after,
+            faults: vec![
+                (Fault::RedisRestart { down }, "cached-detail"),
+                (Fault::DatabaseStall { length: short }, "detail"),
+                // Longer than the apps' 3 s pool acquire timeout (docs/spec.md §1).
+                (Fault::DatabaseStall { length: long }, "detail"),
+                (Fault::PostgresRestart { down }, "detail"),
+                (Fault::PostgresRestartWhileIdle { down }, "detail"),
+            ],
+            idle_connections: 1000,
+            slow_connections: 100,
+            flood,
+        }
+    }
+}
+
+pub fn default_results_dir() -> PathBuf {
+    load::batch::default_results_dir()
+}
+
+/// Tests every target; returns the folder holding `faults.json`. Services stopped by a
+/// fault are started again whatever happens.
+pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    let plan = Plan::new(options.quick);
+    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+    let dir = faults_dir(&options.results_dir, &id);
+    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+    let paths = parity::parity_paths();
+    let reference = {
+        let go = RunningApp::start(&apps::find(apps::GO)?, &[])?;
+        parity::fetch_all(&go.base_url, &paths)?
+    };
+    let mut run = FaultsRun {
+        id,
+        started_at: now(),
+        finished_at: None,
+        command: options.command.clone(),
+        git_commit: load::setup::git_commit(),
+        machine: load::setup::machine(),
+        quick: options.quick,
+        connections: options.connections,
+        baseline_secs: plan.baseline.as_secs_f64(),
+        after_secs: plan.after.as_secs_f64(),
+        apps: Vec::new(),
+    };
+    run.save(&dir)?;
+    let progress = Progress::new(
+        (options.targets.len() * (plan.faults.len() + 2)) as u64,
+        "steps",
+    );
+    for target in &options.targets {
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let tested = test_app(
+            target,
+            &plan,
+            options.connections,
+            &reference,
+            &runtime,
+            &progress,
+        );
+        let restored = inject::restore_services();
+        run.apps.push(tested);
+        run.save(&dir)?;
+        restored?;
+    }
+    progress.finish();
+    run.finished_at = Some(now());
+    run.save(&dir)?;
+    Ok(dir)
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn test_app(
+    target: &Target,
+    plan: &Plan,
+    connections: u32,
+    reference: &[Fetched],
+    runtime: &tokio::runtime::Runtime,
+    progress: &Progress,
+) -> AppFaults {
+    let mut tested = AppFaults {
+        label: target.label.clone(),
+        settings: Some(target.app.manifest.settings.clone()),
+        env: target.env.iter().cloned().collect(),
+        error: None,
+        faults: Vec::new(),
+        bad_input: Vec::new(),
+        flood: None,
+        survived: false,
+        rss_before_bytes: 0,
+        rss_after_bytes: 0,
+    };
+    progress.step(format!("{}: start, parity", target.label));
+    let env: Vec<(&str, &str)> = target
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let running = match start_gated(target, &env, reference) {
+        Ok(running) => running,
+        Err(err) => {
+            tested.error = Some(format!("{err:#}"));
+            progress.inc();
+            return tested;
+        }
+    };
+    progress.inc();
+    let addr = format!("127.0.0.1:{}", running.port);
+    tested.rss_before_bytes = rss(running.pid());
+
+    progress.step(format!(
+        "{}: bad input, idle-connection flood",
+        target.label
+    ));
+    tested.bad_input = probes::bad_input(&addr);
+    tested.flood = Some(probes::flood(
+        &addr,
+        plan.idle_connections,
+        plan.slow_connections,
+        plan.flood,
+    ));
+    progress.inc();
+
+    for &(fault, route) in &plan.faults {
+        progress.step(format!(
+            "{}: {} under {route} load",
+            target.label,
+            fault.name()
+        ));
+        let outcome = under_load(
+            &running,
+            fault,
+            route,
+            plan,
+            connections,
+            reference,
+            runtime,
+        );
+        progress.inc();
+        match outcome {
+            Ok(outcome) => tested.faults.push(outcome),
+            Err(err) => {
+                tested.error = Some(format!("{}: {err:#}", fault.name()));
+                break;
+            }
+        }
+        if !running.is_running() {
+            break;
+        }
+    }
+    tested.survived = running.is_running();
+    tested.rss_after_bytes = rss(running.pid());
+    if !tested.survived {
+        progress.say(format!(
+            "{}: the process died; its last lines:\n{}",
+            target.label,
+            running.log_tail()
+        ));
+    }
+    running.stop();
+    tested
+}
+
+/// The app started and its parity sample equal to the reference's (docs/spec.md §4).
+fn start_gated(target: &Target, env: &[(&str, &str)], reference: &[Fetched]) -> Result<RunningApp> {
+    let running = RunningApp::start(&target.app, env)?;
+    let fetched = parity::fetch_all(&running.base_url, &parity::parity_paths())?;
+    if let Some(first) = parity::compare(reference, &fetched, &target.label).first() {
+        anyhow::bail!(
+            "parity: GET {} differs from Go's ({}); run `blogbench parity --apps {}`",
+            first.path,
+            first.what,
+            target.app.name
+        );
+    }
+    Ok(running)
+}
+
+fn rss(pid: u32) -> u64 {
+    processes::process_tree(pid)
+        .into_iter()
+        .filter_map(processes::stat)
+        .map(|s| s.rss_bytes)
+        .sum()
+}
+
+/// One fault under closed-loop load on `route`: baseline, fault, and the time after.
+fn under_load(
+    running: &RunningApp,
+    fault: Fault,
+    route: &str,
+    plan: &Plan,
+    connections: u32,
+    reference: &[Fetched],
+    runtime: &tokio::runtime::Runtime,
+) -> Result<FaultOutcome> {
+    let path = routes::path(route).context("a known route")?;
+    let page = reference
+        .iter()
+        .find(|f| f.path == path)
+        .map(|f| Arc::new(f.body.clone()))
+        .context("the route's page is in the parity sample")?;
+    wait_until_serving(running, path)?;
+    page_cache::clear()?;
+    if path.starts_with("/cached/") {
+        get_status(running, path)?;
+    }
+    let addr = format!("127.0.0.1:{}", running.port);
+    let idle = matches!(fault, Fault::PostgresRestartWhileIdle { .. });
+    // Light traffic when the app idles through the fault: 8 clients, 100 ms apart, enough to
+    // reach every worker's pool in an app with one pool per worker.
+    let (clients, pace) = if idle {
+        (8, Pace::Gap(Duration::from_millis(100)))
+    } else {
+        (connections, Pace::Flat)
+    };
+    let load = Load::start(runtime, &addr, path, clients, pace, page);
+    std::thread::sleep(plan.baseline);
+    if idle {
+        load.pause();
+    }
+    let fault_at = load.started.elapsed();
+    let injected = fault.inject(runtime);
+    let back_at = load.started.elapsed();
+    load.resume();
+    std::thread::sleep(plan.after);
+    let end = load.started.elapsed();
+    let records = load.finish(runtime);
+    injected?;
+    let timeline = timeline::analyse(&records, fault_at, back_at, end);
+    Ok(outcome(
+        fault,
+        route,
+        &timeline,
+        (back_at - fault_at).as_secs_f64(),
+    ))
+}
+
+/// The numbers, and the rules of docs/spec.md §7 they break.
+fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> FaultOutcome {
+    let count = |answer: Answer| timeline.answers.get(&answer).copied().unwrap_or(0);
+    let mut problems = Vec::new();
+    if timeline.failed_before > 0 {
+        problems.push(format!(
+            "{} requests failed before the fault",
+            timeline.failed_before
+        ));
+    }
+    if count(Answer::WrongBody) > 0 {
+        problems.push(format!(
+            "{} answers were 200 with a page other than Go's",
+            count(Answer::WrongBody)
+        ));
+    }
+    if count(Answer::Timeout) > 0 {
+        problems.push(format!(
+            "{} requests had no answer within {} s",
+            count(Answer::Timeout),
+            driver::REQUEST_TIMEOUT.as_secs()
+        ));
+    }
+    let failures: u64 = timeline
+        .answers
+        .iter()
+        .filter(|(answer, _)| answer.failed())
+        .map(|(_, n)| n)
+        .sum();
+    match fault {
+        Fault::RedisRestart { .. } if failures > 0 => problems.push(format!(
+            "{failures} requests failed while a Redis outage must be a cache miss"
+        )),
+        Fault::PostgresRestart { .. }
+        | Fault::PostgresRestartWhileIdle { .. }
+        | Fault::DatabaseStall { .. } => {
+            let other: BTreeMap<String, u64> = timeline
+                .answers
+                .iter()
+                .filter(|(answer, _)| {
+                    !matches!(
+                        answer,
+                        Answer::Page | Answer::Status(503) | Answer::WrongBody | Answer::Timeout
+                    )
+                })
+                .map(|(answer, n)| (answer.label(), *n))
+                .collect();
+            if !other.is_empty() {
+                problems.push(format!(
+                    "answers other than 200 and 503 ({}): a database failure must be a 503",
+                    other
+                        .iter()
+                        .map(|(label, n)| format!("{n} × {label}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        Fault::RedisRestart { .. } => {}
+    }
+    FaultOutcome {
+        fault: fault.name(),
+        route: route.to_owned(),
+        outage_secs,
+        requests: timeline.requests,
+        failed_during: timeline.failed_during,
+        failed_after: timeline.failed_after,
+        answers: timeline
+            .answers
+            .iter()
+            .map(|(answer, n)| (answer.label(), *n))
+            .collect(),
+        wrong_bodies: count(Answer::WrongBody),
+        errors_for_secs: timeline.errors_for_secs,
+        p99_baseline_ms: timeline.p99_baseline_ms,
+        p99_back_after_secs: timeline.p99_back_after_secs,
+        max_latency_ms: timeline.max_latency_ms,
+        problems,
+    }
+}
+
+fn get_status(running: &RunningApp, path: &str) -> Result<u16> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(10)))
+        .build()
+        .into();
+    Ok(agent.get(&running.url(path)).call()?.status().as_u16())
+}
+
+/// Waits (at most 30 s) until the app serves `path` again after the previous fault.
+fn wait_until_serving(running: &RunningApp, path: &str) -> Result<()> {
+    let started = std::time::Instant::now();
+    while get_status(running, path).ok() != Some(200) {
+        if started.elapsed() > Duration::from_secs(30) || !running.is_running() {
+            anyhow::bail!("{} did not serve {path} again within 30 s", running.name);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+/// Where `blogbench faults` writes: `<results>/faults-<id>/`.
+pub fn faults_dir(results_dir: &Path, id: &str) -> PathBuf {
+    results_dir.join(format!("faults-{id}"))
+}

@@ -1,0 +1,139 @@
+//! `results/faults-<id>/faults.json`: what `blogbench faults` found (docs/spec.md §7), per
+//! app: each fault under load, the bad-input answers and the idle-connection flood. Written
+//! atomically after every app; the reliability table is built from this file alone.
+
+use super::Machine;
+use crate::stack::manifest::Settings;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FaultsRun {
+    /// `YYYYMMDDhhmmss` (UTC); the folder is `faults-<id>`.
+    pub id: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub command: String,
+    pub git_commit: String,
+    pub machine: Machine,
+    pub quick: bool,
+    /// The load generator's connections during every fault (the fair run's).
+    pub connections: u32,
+    /// Load before each fault, whose p99 is the baseline.
+    pub baseline_secs: f64,
+    /// Load after the service is back.
+    pub after_secs: f64,
+    pub apps: Vec<AppFaults>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AppFaults {
+    /// The app's name, or `name+KEY=VALUE` for a variant.
+    pub label: String,
+    pub settings: Option<Settings>,
+    /// The variables the harness set.
+    pub env: BTreeMap<String, String>,
+    /// Why the app could not be tested at all (start-up, pages differing from Go's).
+    pub error: Option<String>,
+    pub faults: Vec<FaultOutcome>,
+    pub bad_input: Vec<ProbeAnswer>,
+    pub flood: Option<FloodOutcome>,
+    /// Whether the process was still running after the last fault.
+    pub survived: bool,
+    pub rss_before_bytes: u64,
+    pub rss_after_bytes: u64,
+}
+
+/// One fault injected while the app was under closed-loop load.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FaultOutcome {
+    /// `postgres restart`, `redis restart`, `database stall 1.5 s`, …
+    pub fault: String,
+    pub route: String,
+    /// From the fault's start until the service answered again (the stall's length).
+    pub outage_secs: f64,
+    pub requests: u64,
+    /// Failed requests sent before the service was back (none may fail before the fault).
+    pub failed_during: u64,
+    /// Failed requests sent once the service was back: what the app lost by itself.
+    pub failed_after: u64,
+    /// Every answer of the run, by status (`200`, `503`) or error (`error: timeout`).
+    pub answers: BTreeMap<String, u64>,
+    /// 200s whose body was not the parity page.
+    pub wrong_bodies: u64,
+    /// From the service's return to the last failed request's answer; 0 when none failed.
+    pub errors_for_secs: f64,
+    pub p99_baseline_ms: f64,
+    /// From the service's return until p99 stayed within twice the baseline (and 5 ms);
+    /// `None` when it did not within the run.
+    pub p99_back_after_secs: Option<f64>,
+    pub max_latency_ms: f64,
+    /// Broken rules of docs/spec.md (wrong content, answers it does not allow, hangs).
+    pub problems: Vec<String>,
+}
+
+/// One odd request and what the app answered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeAnswer {
+    pub request: String,
+    /// `None`: the app closed the connection or sent no status line within the timeout.
+    pub status: Option<u16>,
+    pub problem: Option<String>,
+}
+
+/// Connections that send nothing, or a header byte a second, held while another client
+/// asks for pages.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FloodOutcome {
+    pub idle_connections: u32,
+    pub slow_connections: u32,
+    pub held_secs: f64,
+    /// Requests another client sent during the flood, each on a new connection.
+    pub requests: u32,
+    pub answered: u32,
+    pub max_latency_ms: Option<f64>,
+    /// Flood connections the app had closed by the end.
+    pub closed_by_app: u32,
+    pub problem: Option<String>,
+}
+
+impl FaultsRun {
+    pub fn load(path: &Path) -> Result<FaultsRun> {
+        super::read_json(path)
+    }
+
+    /// Writes `faults.json` in `dir` through a temporary file and a rename.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        super::write_json(&dir.join("faults.json"), self)
+    }
+
+    /// Every broken rule, one line each: the command exits non-zero when there is any.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for app in &self.apps {
+            let label = &app.label;
+            if let Some(error) = &app.error {
+                problems.push(format!("{label}: {error}"));
+            }
+            if app.error.is_none() && !app.survived {
+                problems.push(format!("{label}: the process died"));
+            }
+            for fault in &app.faults {
+                for problem in &fault.problems {
+                    problems.push(format!("{label}: {}: {problem}", fault.fault));
+                }
+            }
+            for probe in &app.bad_input {
+                if let Some(problem) = &probe.problem {
+                    problems.push(format!("{label}: {}: {problem}", probe.request));
+                }
+            }
+            if let Some(problem) = app.flood.as_ref().and_then(|f| f.problem.as_ref()) {
+                problems.push(format!("{label}: idle-connection flood: {problem}"));
+            }
+        }
+        problems
+    }
+}

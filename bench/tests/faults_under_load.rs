@@ -1,0 +1,86 @@
+//! `blogbench faults --quick` end to end on the Go reference and actix-sqlx: the real
+//! PostgreSQL and Redis are stopped and started under load (root, `make services` first).
+//! About 100 s. The only test in this binary: nothing else may run while PostgreSQL is down.
+
+use bench::results::faults::FaultsRun;
+use std::process::Command;
+
+#[test]
+fn services_restarted_under_load_cost_nothing_once_they_are_back() {
+    let results = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
+        .args(["faults", "--quick", "--apps", "go,actix-sqlx", "--results"])
+        .arg(results.path())
+        .output()
+        .expect("run blogbench faults");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "faults failed:\n{text}");
+    let dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("faults.json").is_file())
+        .expect("a faults-<id> folder");
+    let run = FaultsRun::load(&dir.join("faults.json")).unwrap();
+    assert!(run.finished_at.is_some() && run.quick);
+    assert!(run.problems().is_empty(), "{:?}", run.problems());
+    let labels: Vec<&str> = run.apps.iter().map(|a| a.label.as_str()).collect();
+    assert_eq!(labels, ["go", "actix-sqlx"]);
+    for app in &run.apps {
+        let name = &app.label;
+        assert!(
+            app.error.is_none() && app.survived,
+            "{name}: {:?}",
+            app.error
+        );
+        let faults: Vec<&str> = app.faults.iter().map(|f| f.fault.as_str()).collect();
+        assert_eq!(
+            faults,
+            [
+                "redis restart",
+                "database stall 1 s",
+                "database stall 5 s",
+                "postgres restart",
+                "postgres restart while idle"
+            ],
+            "{name}"
+        );
+        let restart = &app.faults[3];
+        // The outage was real: requests failed while PostgreSQL was down, with 503s only.
+        assert!(restart.failed_during > 0, "{name}: {restart:?}");
+        assert_eq!(
+            restart.answers.get("503").copied(),
+            Some(restart.failed_during + restart.failed_after),
+            "{name}: {restart:?}"
+        );
+        assert_eq!(restart.failed_after, 0, "{name}: {restart:?}");
+        // Once PostgreSQL answered again, no request failed: connections the restart left
+        // dead in an idle pool are pinged (idle for over 1 s) and replaced, not handed out.
+        let idle = &app.faults[4];
+        assert!(idle.requests > 0, "{name}: {idle:?}");
+        assert_eq!(idle.failed_after, 0, "{name}: {idle:?}");
+        let redis = &app.faults[0];
+        assert_eq!(redis.failed_during + redis.failed_after, 0, "{name}");
+        assert!(redis.requests > 0 && redis.outage_secs >= 2.0, "{name}");
+        for probe in &app.bad_input {
+            assert!(probe.problem.is_none(), "{name}: {probe:?}");
+        }
+        let percent_00 = app
+            .bad_input
+            .iter()
+            .find(|p| p.request == "GET /posts/%00")
+            .expect("the NUL probe");
+        assert_eq!(percent_00.status, Some(404), "{name}");
+        let flood = app.flood.as_ref().expect("a flood");
+        assert!(
+            flood.requests > 0 && flood.answered == flood.requests,
+            "{name}: {flood:?}"
+        );
+    }
+    let table = std::fs::read_to_string(dir.join("reliability.md")).unwrap();
+    assert!(table.contains("| actix-sqlx |") && table.contains("postgres restart"));
+}
