@@ -369,9 +369,7 @@ fn bench(args: BenchArgs) -> Result<bool> {
         results_dir: args.results.unwrap_or_else(batch::default_results_dir),
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    let interrupted = interrupt_flag()?;
     let dir = batch::run(&options, &interrupted)?;
     println!(
         "blogbench: results in {}",
@@ -380,16 +378,29 @@ fn bench(args: BenchArgs) -> Result<bool> {
     report::write(&dir, None)?;
     println!("blogbench: report in {}", dir.join("report.md").display());
     let problems = results::Batch::load(&dir.join("results.json"))?.problems();
-    for problem in &problems {
+    print_problems(
+        &problems,
+        "failed apps, runs that did not count: see the report's failures section",
+    );
+    Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
+}
+
+/// Each problem on its own line, then how many and where to read more.
+fn print_problems(problems: &[String], what: &str) {
+    for problem in problems {
         eprintln!("blogbench: {problem}");
     }
     if !problems.is_empty() {
-        eprintln!(
-            "blogbench: {} problems (failed apps, runs that did not count): see the report's failures section",
-            problems.len()
-        );
+        eprintln!("blogbench: {} problems ({what})", problems.len());
     }
-    Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
+}
+
+/// Set by Ctrl-C: the long commands finish the step they are in, save, and stop.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    Ok(interrupted)
 }
 
 fn check_routes(names: &[String]) -> Result<()> {
@@ -429,12 +440,10 @@ fn run_faults(
         targets: targets(specs)?,
         connections,
         quick,
-        results_dir: results.unwrap_or_else(faults::default_results_dir),
+        results_dir: results.unwrap_or_else(batch::default_results_dir),
         command: std::env::args().collect::<Vec<_>>().join(" "),
     };
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    let interrupted = interrupt_flag()?;
     let dir = faults::run(&options, &interrupted)?;
     report::write_reliability(&dir)?;
     println!(
@@ -442,9 +451,7 @@ fn run_faults(
         dir.join("reliability.md").display()
     );
     let problems = results::faults::FaultsRun::load(&dir.join("faults.json"))?.problems();
-    for problem in &problems {
-        eprintln!("blogbench: {problem}");
-    }
+    print_problems(&problems, "broken rules: see reliability.md");
     Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
 }
 

@@ -3,7 +3,7 @@
 //! after an outage), which a load generator's totals cannot answer.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Empty};
@@ -63,9 +63,16 @@ impl Record {
 /// Load running in the background until [`Load::finish`].
 pub struct Load {
     pub started: Instant,
-    stop: Arc<AtomicBool>,
-    paused: Arc<AtomicBool>,
+    control: Arc<Control>,
     tasks: Vec<tokio::task::JoinHandle<Vec<Record>>>,
+}
+
+/// What the harness tells the clients, and how many requests they have out.
+#[derive(Default)]
+struct Control {
+    stop: AtomicBool,
+    paused: AtomicBool,
+    in_flight: AtomicUsize,
 }
 
 /// How each client sends.
@@ -89,8 +96,7 @@ impl Load {
         page: Arc<Vec<u8>>,
     ) -> Load {
         let started = Instant::now();
-        let stop = Arc::new(AtomicBool::new(false));
-        let paused = Arc::new(AtomicBool::new(false));
+        let control = Arc::new(Control::default());
         let tasks = (0..connections)
             .map(|_| {
                 let client = Client {
@@ -99,32 +105,36 @@ impl Load {
                     pace,
                     page: Arc::clone(&page),
                 };
-                runtime.spawn(client.run(started, Arc::clone(&stop), Arc::clone(&paused)))
+                runtime.spawn(client.run(started, Arc::clone(&control)))
             })
             .collect();
         Load {
             started,
-            stop,
-            paused,
+            control,
             tasks,
         }
     }
 
-    /// Stops sending until [`Load::resume`], once the requests in flight are answered (at
-    /// most [`REQUEST_TIMEOUT`] later): the app is idle in between.
+    /// Stops sending until [`Load::resume`] and returns once the requests in flight are
+    /// answered (at most [`REQUEST_TIMEOUT`] later): the app is idle in between.
     pub fn pause(&self) {
-        self.paused.store(true, Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis(200));
+        self.control.paused.store(true, Ordering::SeqCst);
+        let started = Instant::now();
+        while self.control.in_flight.load(Ordering::SeqCst) > 0
+            && started.elapsed() < REQUEST_TIMEOUT
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     pub fn resume(&self) {
-        self.paused.store(false, Ordering::SeqCst);
+        self.control.paused.store(false, Ordering::SeqCst);
     }
 
     /// Stops sending and returns every request, ordered by send time. Requests in flight
     /// are waited for (at most [`REQUEST_TIMEOUT`]).
     pub fn finish(self, runtime: &tokio::runtime::Runtime) -> Vec<Record> {
-        self.stop.store(true, Ordering::SeqCst);
+        self.control.stop.store(true, Ordering::SeqCst);
         let mut records: Vec<Record> = runtime.block_on(async {
             let mut all = Vec::new();
             for task in self.tasks {
@@ -147,16 +157,14 @@ struct Client {
 type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
 
 impl Client {
-    async fn run(
-        self,
-        started: Instant,
-        stop: Arc<AtomicBool>,
-        paused: Arc<AtomicBool>,
-    ) -> Vec<Record> {
+    async fn run(self, started: Instant, control: Arc<Control>) -> Vec<Record> {
         let mut records = Vec::new();
         let mut sender: Option<Sender> = None;
-        while !stop.load(Ordering::Relaxed) {
-            if paused.load(Ordering::Relaxed) {
+        while !control.stop.load(Ordering::Relaxed) {
+            // Counted before the check, so a pause that sees none in flight sees none start.
+            control.in_flight.fetch_add(1, Ordering::SeqCst);
+            if control.paused.load(Ordering::SeqCst) {
+                control.in_flight.fetch_sub(1, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
@@ -166,6 +174,7 @@ impl Client {
                     Ok(answer) => answer,
                     Err(_) => Answer::Timeout,
                 };
+            control.in_flight.fetch_sub(1, Ordering::SeqCst);
             if answer_breaks_connection(answer) {
                 sender = None;
             }

@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use driver::{Answer, Load, Pace};
 use inject::Fault;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -86,17 +86,13 @@ impl Plan {
     }
 }
 
-pub fn default_results_dir() -> PathBuf {
-    load::batch::default_results_dir()
-}
-
 /// Tests every target; returns the folder holding `faults.json`. Services stopped by a
 /// fault are started again whatever happens.
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let runtime = tokio::runtime::Runtime::new()?;
     let plan = Plan::new(options.quick);
     let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let dir = faults_dir(&options.results_dir, &id);
+    let dir = options.results_dir.join(format!("faults-{id}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
     let paths = parity::parity_paths();
     let reference = {
@@ -242,7 +238,8 @@ fn test_app(
 /// The app started and its parity sample equal to the reference's (docs/spec.md §4).
 fn start_gated(target: &Target, env: &[(&str, &str)], reference: &[Fetched]) -> Result<RunningApp> {
     let running = RunningApp::start(&target.app, env)?;
-    let fetched = parity::fetch_all(&running.base_url, &parity::parity_paths())?;
+    let paths: Vec<String> = reference.iter().map(|f| f.path.clone()).collect();
+    let fetched = parity::fetch_all(&running.base_url, &paths)?;
     if let Some(first) = parity::compare(reference, &fetched, &target.label).first() {
         anyhow::bail!(
             "parity: GET {} differs from Go's ({}); run `blogbench parity --apps {}`",
@@ -414,9 +411,4 @@ fn wait_until_serving(running: &RunningApp, path: &str) -> Result<()> {
         std::thread::sleep(Duration::from_millis(100));
     }
     Ok(())
-}
-
-/// Where `blogbench faults` writes: `<results>/faults-<id>/`.
-pub fn faults_dir(results_dir: &Path, id: &str) -> PathBuf {
-    results_dir.join(format!("faults-{id}"))
 }
