@@ -16,6 +16,16 @@ type pageCache struct {
 	failing atomic.Bool // whether the last Redis call failed, so an outage is logged once
 }
 
+// homeKey is the key of the cached home page.
+const homeKey = "page:/"
+
+// postKey is the key of a cached post page.
+func postKey(slug string) string { return "page:/posts/" + slug }
+
+// keysACommentChanges are the pages a new comment on post slug makes stale: the post's (its
+// comments) and the home page (the counts).
+func keysACommentChanges(slug string) []string { return []string{postKey(slug), homeKey} }
+
 // get returns the page stored under key and whether there was one; err is set when Redis
 // could not answer.
 func (c *pageCache) get(ctx context.Context, key string) (page []byte, hit bool, err error) {
@@ -31,6 +41,12 @@ func (c *pageCache) get(ctx context.Context, key string) (page []byte, hit bool,
 // set stores page under key with no expiry.
 func (c *pageCache) set(ctx context.Context, key string, page []byte) {
 	c.note(ctx, c.rdb.Set(ctx, key, page, 0).Err())
+}
+
+// invalidate deletes keys with one DEL, after a write. Best-effort: the write is committed,
+// so a Redis failure is logged (once) and the answer is the same (docs/spec.md §3.9).
+func (c *pageCache) invalidate(ctx context.Context, keys ...string) {
+	c.note(ctx, c.rdb.Del(ctx, keys...).Err())
 }
 
 // note logs when Redis starts failing and when it answers again.

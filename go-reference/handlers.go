@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"log"
 	"net/http"
 	"strconv"
@@ -45,6 +46,7 @@ func (a *app) routes() http.Handler {
 	mux.HandleFunc("GET /cached/{$}", a.handleCachedHome)
 	mux.HandleFunc("GET /cached/posts/{slug}", a.withSlug(a.handleCachedPost))
 	mux.HandleFunc("GET /compute", handleCompute)
+	mux.HandleFunc("POST /posts/{slug}/comments", a.withSlug(a.handleComment))
 	mux.HandleFunc("/", a.handleNotFound)
 	return mux
 }
@@ -78,11 +80,11 @@ func (a *app) handleTag(w http.ResponseWriter, r *http.Request, slug string) {
 }
 
 func (a *app) handleCachedHome(w http.ResponseWriter, r *http.Request) {
-	a.serveCached(w, r, "page:/", a.renderHome)
+	a.serveCached(w, r, homeKey, a.renderHome)
 }
 
 func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request, slug string) {
-	a.serveCached(w, r, "page:/posts/"+slug, func(ctx context.Context) ([]byte, error) {
+	a.serveCached(w, r, postKey(slug), func(ctx context.Context) ([]byte, error) {
 		return a.renderPost(ctx, slug)
 	})
 }
@@ -102,6 +104,65 @@ func (a *app) serveCached(w http.ResponseWriter, r *http.Request, key string, re
 		a.cache.set(ctx, key, page)
 	}
 	a.respond(w, r, page, err)
+}
+
+// handleComment stores a comment (docs/spec.md §3.9): the form checked before anything else,
+// the insert in one transaction, then the post's and the home page's cached copies deleted,
+// and a 303 to the post.
+func (a *app) handleComment(w http.ResponseWriter, r *http.Request, slug string) {
+	if !isForm(r.Header.Get("Content-Type")) {
+		writeFormError(w, errNotAForm)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, formLimit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeFormError(w, errTooLarge)
+		return
+	case err != nil: // the client stopped sending
+		writeFormError(w, errMalformed)
+		return
+	}
+	comment, err := parseComment(body)
+	var bad *formError
+	if errors.As(err, &bad) {
+		writeFormError(w, bad)
+		return
+	}
+	// Once sent, the write and the invalidation finish even if the client goes away: a
+	// committed comment whose pages stayed cached would be a stale page for every reader.
+	ctx := context.WithoutCancel(r.Context())
+	if err := a.addComment(ctx, slug, comment); err != nil {
+		a.respond(w, r, nil, err)
+		return
+	}
+	a.cache.invalidate(ctx, keysACommentChanges(slug)...)
+	h := w.Header()
+	h.Set("Location", "/posts/"+slug)
+	h.Set("Content-Length", "0")
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// addComment inserts comment on the post slug in one transaction: 4 statements (BEGIN,
+// postIDBySlug, insertComment, COMMIT), or errNotFound after a rollback.
+func (a *app) addComment(ctx context.Context, slug string, comment newComment) error {
+	return pgx.BeginFunc(ctx, a.db, func(tx pgx.Tx) error {
+		var postID int32
+		err := tx.QueryRow(ctx, postIDBySlug, slug).Scan(&postID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errNotFound
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, insertComment, postID, comment.authorName, comment.body)
+		return err
+	})
+}
+
+func writeFormError(w http.ResponseWriter, err *formError) {
+	write(w, err.status, textType, []byte(err.message))
 }
 
 func (a *app) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -125,13 +125,13 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         workers: usize,
     },
-    /// Serve another server's parity pages, misbehaving under load (the admission tests'
-    /// app): listens on `BIND`.
+    /// Pass every request on to another server and send back its answers, misbehaving under
+    /// load (the admission and stale-read tests' app): listens on `BIND`.
     #[command(hide = true)]
     MisbehavingApp {
         #[arg(long, value_enum)]
         mode: misbehaving::Mode,
-        /// The server whose pages to serve (fetched once at start).
+        /// The server whose answers to send back (a base URL).
         #[arg(long)]
         pages_from: String,
     },
@@ -207,15 +207,17 @@ struct BenchArgs {
         default_value = "all"
     )]
     apps: Vec<String>,
-    /// Routes, comma-separated: home, detail, tag, cached-home, cached-detail, compute.
+    /// Routes, comma-separated: home, detail, tag, cached-home, cached-detail, compute, write,
+    /// mixed.
     #[arg(
         long,
         visible_alias = "route",
         value_delimiter = ',',
-        default_value = "home,detail,tag,cached-home,cached-detail,compute"
+        default_value = "home,detail,tag,cached-home,cached-detail,compute,write,mixed"
     )]
     routes: Vec<String>,
-    /// Concurrent connections of the load generator.
+    /// Concurrent connections of the load generator (and of the harness's client on the
+    /// routes that write).
     #[arg(long, default_value_t = 50)]
     connections: u32,
     /// Length of each measured run (the app's, and the Go pacer's after it).
@@ -538,17 +540,17 @@ fn count_round_trips(names: &[String], requests: u32) -> Result<()> {
     Ok(())
 }
 
-fn fetch_from(app: &App, paths: &[String]) -> Result<Vec<Fetched>> {
+fn fetch_from(app: &App, sample: &parity::Sample) -> Result<Vec<Fetched>> {
     let running = RunningApp::start(app, &[])?;
-    let fetched = parity::fetch_all(&running.base_url, paths);
+    let fetched = parity::fetch_all(&running.base_url, sample);
     running.stop();
     fetched
 }
 
 fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
     let targets = selected(names, false)?;
-    let paths = parity::parity_paths();
-    let reference = fetch_from(&apps::find(apps::GO)?, &paths)?;
+    let sample = parity::parity_sample();
+    let reference = fetch_from(&apps::find(apps::GO)?, &sample)?;
     println!("parity: reference go: {} responses", reference.len());
     let mut all_match = true;
     let mut check = |name: &str, fetched: Vec<Fetched>| {
@@ -562,15 +564,15 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
             Some(first) => {
                 all_match = false;
                 println!(
-                    "parity: {name}: {} of {} responses differ; first: GET {} ({})",
+                    "parity: {name}: {} of {} responses differ; first: {} ({})",
                     mismatches.len(),
                     reference.len(),
-                    first.path,
+                    first.request,
                     first.what
                 );
                 const LISTED: usize = 10;
                 for other in mismatches.iter().skip(1).take(LISTED) {
-                    println!("parity: {name}:   GET {} ({})", other.path, other.what);
+                    println!("parity: {name}:   {} ({})", other.request, other.what);
                 }
                 if mismatches.len() > LISTED + 1 {
                     println!(
@@ -583,10 +585,10 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
         }
     };
     match url {
-        Some(url) => check(url, parity::fetch_all(url.trim_end_matches('/'), &paths)?),
+        Some(url) => check(url, parity::fetch_all(url.trim_end_matches('/'), &sample)?),
         None => {
             for app in &targets {
-                check(&app.name, fetch_from(app, &paths)?);
+                check(&app.name, fetch_from(app, &sample)?);
             }
         }
     }

@@ -40,7 +40,9 @@ cache = "none"
 
 #[test]
 fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
-    let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[]).unwrap();
+    // The misbehaving apps pass requests on to this Go reference: a full pool from the start,
+    // so its connections do not grow under their load and count as theirs at the baseline.
+    let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[("POOL_MIN", "16")]).unwrap();
     let root = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();
     let modes = [
@@ -107,4 +109,64 @@ fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
             pacer.invalid_reason
         );
     }
+}
+
+/// The stale-read check can fail: an app whose cached post pages are never invalidated (the
+/// Go reference behind a proxy that, under load, keeps the first answer to each
+/// `/cached/posts/…`) passes the parity gate, then its `mixed` run is invalid with the stale
+/// reads listed, while the Go pacer's run beside it, on the real app, counts.
+#[test]
+fn a_cache_never_invalidated_fails_the_stale_read_check() {
+    // The misbehaving apps pass requests on to this Go reference: a full pool from the start,
+    // so its connections do not grow under their load and count as theirs at the baseline.
+    let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[("POOL_MIN", "16")]).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let results = tempfile::tempdir().unwrap();
+    let dir = misbehaving_app(root.path(), "stale-cache", &go.base_url);
+    let output = common::blogbench(
+        &[
+            "bench",
+            "--quick",
+            "--apps",
+            "stale-cache",
+            "--routes",
+            "mixed",
+            "--results",
+            results.path().to_str().unwrap(),
+        ],
+        &[(EXTRA_APPS_VAR, dir.as_os_str())],
+    );
+    go.stop();
+    let text = common::text(&output);
+    assert!(!output.status.success(), "bench must fail:\n{text}");
+    let dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .next()
+        .expect("a batch folder")
+        .unwrap()
+        .path();
+    let batch = Batch::load(&dir.join("results.json")).unwrap();
+    let app = &batch.apps[0];
+    assert_eq!(app.parity.as_ref().map(|p| p.mismatches), Some(0));
+    let run = &app.routes[0].runs[0];
+    let why = run.invalid_reason.as_deref().unwrap_or_default();
+    assert!(!run.valid, "the run must not count");
+    assert!(run.stale_reads.is_some_and(|n| n > 0), "{run:?}");
+    assert!(
+        why.contains("stale reads; first: /cached/posts/")
+            && why.contains("after its comment's 303"),
+        "{why}"
+    );
+    let pacer = &app.routes[0].pacer_runs[0];
+    assert!(
+        pacer.valid,
+        "Go's own run counts: {:?}",
+        pacer.invalid_reason
+    );
+    assert_eq!(pacer.stale_reads, Some(0));
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("stale reads"),
+        "report.md must list the reason"
+    );
 }

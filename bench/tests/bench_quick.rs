@@ -1,6 +1,7 @@
-//! `blogbench bench --quick` end to end: every app, every route, real load (oha), real
-//! services; every run of a healthy app must count, and the results and the report are
-//! checked. Slow-ish (about 50 s per app: each route's run is paired with a Go run).
+//! `blogbench bench --quick` end to end: every app, every route, real load (oha; the harness's
+//! client on the routes that write), real services; every run of a healthy app must count,
+//! and the results and the report are checked. Slow-ish (about 70 s per app: each route's
+//! run is paired with a Go run).
 
 use bench::results::{AppStatus, Batch};
 use std::process::Command;
@@ -81,11 +82,12 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
             result.env["WORKERS"],
             batch.cpu_sets.app.split(',').count().to_string()
         );
-        assert_eq!(result.routes.len(), 6, "{}", app.name);
+        assert_eq!(result.routes.len(), 8, "{}", app.name);
         for route in &result.routes {
             assert_eq!(route.runs.len(), 1, "{} {}", app.name, route.route);
             assert_eq!(route.pacer_runs.len(), 1, "{} {}", app.name, route.route);
-            assert!(route.expected_bytes.is_some_and(|b| b > 0));
+            let writes = bench::routes::writes(&route.route);
+            assert_eq!(route.expected_bytes.is_some_and(|b| b > 0), !writes);
             for run in route.runs.iter().chain(&route.pacer_runs) {
                 assert!(
                     run.valid,
@@ -93,6 +95,10 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
                     app.name, route.route, run.invalid_reason
                 );
                 assert!(run.requests_per_sec > 0.0 && run.latency_ms.p50 > 0.0);
+                if writes {
+                    assert_eq!(run.stale_reads, Some(0), "{} {}", app.name, route.route);
+                    assert!(run.status_codes["303"] > 0, "{} {}", app.name, route.route);
+                }
                 assert_eq!(run.connections, batch.settings.connections);
                 assert!(
                     dir.join(&run.raw_output).is_file(),

@@ -1,6 +1,6 @@
 //! `blogbench faults --quick` end to end on the Go reference and actix-sqlx: the real
 //! PostgreSQL and Redis are stopped and started under load (root, `make services` first).
-//! About 100 s. The only test in this binary: nothing else may run while PostgreSQL is down.
+//! About 150 s. The only test in this binary: nothing else may run while PostgreSQL is down.
 
 use bench::results::faults::FaultsRun;
 use std::process::Command;
@@ -45,7 +45,9 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
                 "database stall 1 s",
                 "database stall 5 s",
                 "postgres restart",
-                "postgres restart while idle"
+                "postgres restart while idle",
+                "redis restart during mixed",
+                "postgres restart during write"
             ],
             "{name}"
         );
@@ -66,6 +68,30 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
         let redis = &app.faults[0];
         assert_eq!(redis.failed_during + redis.failed_after, 0, "{name}");
         assert!(redis.requests > 0 && redis.outage_secs >= 2.0, "{name}");
+        // Writes: with Redis down a comment is still stored (303) and every read shows its
+        // client's last one; with PostgreSQL down 503s, and every 303 is in the database.
+        let redis_writes = &app.faults[5];
+        assert!(
+            redis_writes.answers.get("303").is_some_and(|&n| n > 0),
+            "{name}: {redis_writes:?}"
+        );
+        assert_eq!(
+            redis_writes.failed_during + redis_writes.failed_after,
+            0,
+            "{name}: {redis_writes:?}"
+        );
+        assert_eq!(redis_writes.comments_lost, Some(0), "{name}");
+        let postgres_writes = &app.faults[6];
+        assert!(
+            postgres_writes.failed_during > 0,
+            "{name}: {postgres_writes:?}"
+        );
+        assert_eq!(
+            postgres_writes.answers.get("503").copied(),
+            Some(postgres_writes.failed_during + postgres_writes.failed_after),
+            "{name}: {postgres_writes:?}"
+        );
+        assert_eq!(postgres_writes.comments_lost, Some(0), "{name}");
         for probe in &app.bad_input {
             assert!(probe.problem.is_none(), "{name}: {probe:?}");
         }

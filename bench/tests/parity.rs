@@ -47,7 +47,10 @@ fn a_changed_template_fails_with_a_diff() {
         "parity passed with a changed template:\n{out}"
     );
     assert!(out.contains("first: GET / (body differs)"), "{out}");
-    assert!(out.contains("--- go /"), "no unified diff header:\n{out}");
+    assert!(
+        out.contains("--- go: GET /"),
+        "no unified diff header:\n{out}"
+    );
     assert!(
         out.contains("-<h1>Latest posts</h1>\n+<h1>Newest posts</h1>"),
         "{out}"

@@ -57,6 +57,7 @@ fn run(index: u32, requests_per_sec: f64, invalid_reason: Option<&str>) -> Run {
         postgres_cpu_percent: 120.0,
         redis_cpu_percent: 5.0,
         raw_output: format!("raw/run-{index}.json"),
+        stale_reads: None,
     }
 }
 
@@ -135,6 +136,7 @@ fn settings(pool_max: u32, home_queries: u32) -> AppSettings {
             home: home_queries,
             post: 3,
             tag: 4,
+            comment: Some(4),
         },
         cache: "GET on a hit".to_owned(),
     }

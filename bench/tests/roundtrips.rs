@@ -25,6 +25,7 @@ fn go_needs_one_round_trip_per_statement() {
     assert_page(&go, "detail", 3.0, 3.0);
     assert_page(&go, "tag", 4.0, 4.0);
     assert_page(&go, "cached home (hit)", 0.0, 0.0);
+    assert_page(&go, "comment", 4.0, 4.0);
 }
 
 #[test]
@@ -34,6 +35,7 @@ fn sqlx_adds_the_release_ping_and_the_acquire_ping_when_on() {
     assert_page(&axum, "detail", 3.0, 4.0);
     assert_page(&axum, "tag", 4.0, 5.0);
     assert_page(&axum, "cached home (hit)", 0.0, 0.0);
+    assert_page(&axum, "comment", 4.0, 5.0);
     let pinging = counts("axum-sqlx", &[("PING_ON_ACQUIRE", "always")]);
     assert_page(&pinging, "detail", 3.0, 5.0);
 }

@@ -21,6 +21,12 @@ pub fn post_key(slug: &str) -> String {
     format!("page:/posts/{slug}")
 }
 
+/// The keys a new comment on post `slug` makes stale: its page (the comments) and the home
+/// page (the counts). docs/spec.md §3.9.
+pub fn keys_a_comment_changes(slug: &str) -> [String; 2] {
+    [post_key(slug), HOME_KEY.to_owned()]
+}
+
 pub struct PageCache {
     client: redis::Client,
     connection: OnceCell<ConnectionManager>,
@@ -72,6 +78,16 @@ impl PageCache {
         self.note(result.as_ref().err());
     }
 
+    /// Deletes `keys` with one `DEL`, after a write. Best-effort: a Redis error is logged,
+    /// not returned, since the write is already committed (docs/spec.md §3.9).
+    pub async fn invalidate(&self, keys: &[String]) {
+        let result = match self.connection().await {
+            Ok(mut conn) => conn.del::<_, ()>(keys).await,
+            Err(err) => Err(err),
+        };
+        self.note(result.as_ref().err());
+    }
+
     /// Logs when Redis starts failing and when it answers again. The hot path (Redis fine,
     /// and it was) only reads the flag, so requests do not contend on it.
     fn note(&self, error: Option<&RedisError>) {
@@ -98,5 +114,9 @@ mod tests {
     fn keys_follow_the_spec() {
         assert_eq!(super::HOME_KEY, "page:/");
         assert_eq!(super::post_key("a-1"), "page:/posts/a-1");
+        assert_eq!(
+            super::keys_a_comment_changes("a-1"),
+            ["page:/posts/a-1", "page:/"]
+        );
     }
 }

@@ -55,6 +55,35 @@ pub async fn checksum(conn: &mut PgConnection, data: &Dataset) -> Result<Option<
     Ok(Some(sum.hex()))
 }
 
+/// Removes what the comments route added since the load (docs/spec.md §2): the comments
+/// with ids above the seeded ones, and the id sequence back to the last seeded id, so the
+/// next comment gets the same id on every run. `false` when the tables predate the
+/// comments' id sequence (a `load` is needed).
+pub async fn reset(conn: &mut PgConnection) -> Result<bool> {
+    let sequence: Option<String> =
+        sqlx::query_scalar("SELECT pg_get_serial_sequence('comments', 'id')")
+            .fetch_optional(&mut *conn)
+            .await
+            .ok()
+            .flatten();
+    if sequence.is_none() {
+        return Ok(false);
+    }
+    let mut tx = conn.begin().await?;
+    sqlx::query("DELETE FROM comments WHERE id > $1")
+        .bind(crate::data::COMMENTS as i32)
+        .execute(&mut *tx)
+        .await
+        .context("deleting the comments added since the load")?;
+    sqlx::raw_sql(RESTART_COMMENT_IDS).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The comments' id sequence, continuing after the last seeded id.
+const RESTART_COMMENT_IDS: &str =
+    "SELECT setval(pg_get_serial_sequence('comments', 'id'), (SELECT max(id) FROM comments))";
+
 /// Recreates the five tables and loads them in one transaction: a failure leaves the
 /// database as it was.
 pub async fn load(conn: &mut PgConnection, data: &Dataset) -> Result<()> {
@@ -76,6 +105,7 @@ pub async fn load(conn: &mut PgConnection, data: &Dataset) -> Result<()> {
         .execute(&mut *tx)
         .await
         .context("creating the indexes")?;
+    sqlx::raw_sql(RESTART_COMMENT_IDS).execute(&mut *tx).await?;
     tx.commit().await?;
     sqlx::raw_sql("ANALYZE authors, tags, posts, post_tags, comments")
         .execute(&mut *conn)

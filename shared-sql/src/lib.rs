@@ -1,6 +1,7 @@
 //! The SQL text every sqlx-based app sends, byte for byte the text the Go reference sends
 //! (`go-reference/queries.go`; a test below fails when the two differ), and the rows it
-//! returns. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4.
+//! returns. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4; a comment 2 in a
+//! transaction (§3.9).
 
 pub mod pages;
 
@@ -43,8 +44,16 @@ WHERE pt.tag_id = $1 ORDER BY p.published_at DESC, p.id DESC LIMIT 20";
 /// Tag page, query 4: how many posts carry the tag.
 pub const TAG_POST_COUNT: &str = "SELECT count(*) FROM post_tags WHERE tag_id = $1";
 
+/// Comment post, in its transaction: the id of the post commented on.
+pub const POST_ID_BY_SLUG: &str = "SELECT id FROM posts WHERE slug = $1";
+
+/// Comment post, in its transaction: the comment (`$1` post id, `$2` author, `$3` body),
+/// stamped with the transaction's time.
+pub const INSERT_COMMENT: &str = "INSERT INTO comments (post_id, author_name, body, created_at) \
+VALUES ($1, $2, $3, now())";
+
 /// Every query by name, for the single-source test against Go's constants.
-pub const ALL: [(&str, &str); 9] = [
+pub const ALL: [(&str, &str); 11] = [
     ("HOME_POSTS", HOME_POSTS),
     ("TAGS_OF_POSTS", TAGS_OF_POSTS),
     ("COMMENT_COUNTS", COMMENT_COUNTS),
@@ -54,6 +63,8 @@ pub const ALL: [(&str, &str); 9] = [
     ("TAG_BY_SLUG", TAG_BY_SLUG),
     ("TAG_POSTS", TAG_POSTS),
     ("TAG_POST_COUNT", TAG_POST_COUNT),
+    ("POST_ID_BY_SLUG", POST_ID_BY_SLUG),
+    ("INSERT_COMMENT", INSERT_COMMENT),
 ];
 
 /// A post as listed on the home and tag pages ([`HOME_POSTS`], [`TAG_POSTS`]).
@@ -120,11 +131,15 @@ pub struct Tag {
 mod tests {
     use std::collections::BTreeMap;
 
-    /// `homePosts` → `HOME_POSTS`.
+    /// `homePosts` → `HOME_POSTS`, `postIDBySlug` → `POST_ID_BY_SLUG`: a word starts at an
+    /// upper-case letter after a lower-case one, or before one.
     fn screaming_snake(go_name: &str) -> String {
+        let chars: Vec<char> = go_name.chars().collect();
         let mut out = String::new();
-        for c in go_name.chars() {
-            if c.is_ascii_uppercase() {
+        for (i, &c) in chars.iter().enumerate() {
+            let after_lower = i > 0 && chars[i - 1].is_ascii_lowercase();
+            let before_lower = i > 0 && chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+            if c.is_ascii_uppercase() && (after_lower || before_lower) {
                 out.push('_');
             }
             out.push(c.to_ascii_uppercase());

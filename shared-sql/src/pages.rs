@@ -3,11 +3,11 @@
 //! its connection; `templates::views` turns these rows into the page's view.
 
 use crate::{
-    COMMENT_COUNTS, COMMENTS_OF_POST, Comment, CommentCount, HOME_POSTS, POST_BY_SLUG, Post,
-    PostSummary, PostTag, TAG_BY_SLUG, TAG_POST_COUNT, TAG_POSTS, TAGS_OF_POST, TAGS_OF_POSTS, Tag,
-    TagName,
+    COMMENT_COUNTS, COMMENTS_OF_POST, Comment, CommentCount, HOME_POSTS, INSERT_COMMENT,
+    POST_BY_SLUG, POST_ID_BY_SLUG, Post, PostSummary, PostTag, TAG_BY_SLUG, TAG_POST_COUNT,
+    TAG_POSTS, TAGS_OF_POST, TAGS_OF_POSTS, Tag, TagName,
 };
-use sqlx::PgConnection;
+use sqlx::{Connection, PgConnection};
 
 pub struct HomeRows {
     pub posts: Vec<PostSummary>,
@@ -99,4 +99,32 @@ pub async fn tag(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<Tag
         posts,
         tags,
     }))
+}
+
+/// A comment on the post `slug` (docs/spec.md §3.9): 4 statements in one transaction
+/// (`BEGIN`, [`POST_ID_BY_SLUG`], [`INSERT_COMMENT`], `COMMIT`); `false`, after a rollback,
+/// when no post has `slug`.
+pub async fn add_comment(
+    conn: &mut PgConnection,
+    slug: &str,
+    author_name: &str,
+    body: &str,
+) -> sqlx::Result<bool> {
+    let mut tx = conn.begin().await?;
+    let Some(post_id): Option<i32> = sqlx::query_scalar(POST_ID_BY_SLUG)
+        .bind(slug)
+        .fetch_optional(&mut *tx)
+        .await?
+    else {
+        tx.rollback().await?;
+        return Ok(false);
+    };
+    sqlx::query(INSERT_COMMENT)
+        .bind(post_id)
+        .bind(author_name)
+        .bind(body)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }

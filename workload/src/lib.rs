@@ -1,7 +1,10 @@
 //! What every blogbench app does alike besides SQL and HTML: the environment it reads
-//! (docs/spec.md §1), the slug rule (§3.1) and the `/compute` route's function (§3.6). Go's
-//! reference app implements the same three in `go-reference/config.go`,
-//! `go-reference/slug.go` and `go-reference/compute.go`.
+//! (docs/spec.md §1), the slug rule (§3.1), the `/compute` route's function (§3.6) and the
+//! comment form's rule (§3.9, [`comment`]). Go's reference app implements the same four in
+//! `go-reference/config.go`, `go-reference/slug.go`, `go-reference/compute.go` and
+//! `go-reference/comment.go`.
+
+pub mod comment;
 
 use std::env;
 use std::fmt;
@@ -182,8 +185,14 @@ pub fn parse_n_query(query: Option<&str>) -> Result<i64, &'static str> {
 
 /// Query-string unescaping: `+` → space, `%XX` → that byte; `None` for a bad escape.
 fn unescape(text: &str) -> Option<String> {
+    unescape_bytes(text.as_bytes()).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// [`unescape`] on bytes, keeping the bytes as they decode (a form field must then be checked
+/// for UTF-8, which lossy decoding would hide).
+fn unescape_bytes(text: &[u8]) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(text.len());
-    let mut rest = text.as_bytes();
+    let mut rest = text;
     while let Some((&first, tail)) = rest.split_first() {
         match first {
             b'+' => bytes.push(b' '),
@@ -199,7 +208,7 @@ fn unescape(text: &str) -> Option<String> {
         }
         rest = tail;
     }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some(bytes)
 }
 
 /// The sum of the primes below `n`, by i64 trial division on every call (docs/spec.md §3.6: the

@@ -4,21 +4,21 @@
 //! split into what failed while the service was down and what the app lost after it came
 //! back.
 
-pub mod driver;
 pub mod inject;
 pub mod probes;
 pub mod timeline;
 
-use crate::parity::{self, Fetched};
+use crate::load::client::{self, Answer, Load, Pace, Workload};
+use crate::parity::{self, Reference};
 use crate::progress::Progress;
 use crate::results::faults::{AppFaults, FaultOutcome, FaultsRun};
 use crate::stack::apps::{self, Target};
 use crate::stack::page_cache;
 use crate::stack::processes;
 use crate::stack::server::RunningApp;
+use crate::stack::services;
 use crate::{load, routes};
 use anyhow::{Context, Result};
-use driver::{Answer, Load, Pace};
 use inject::Fault;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -78,6 +78,10 @@ impl Plan {
                 (Fault::DatabaseStall { length: long }, "detail"),
                 (Fault::PostgresRestart { down }, "detail"),
                 (Fault::PostgresRestartWhileIdle { down }, "detail"),
+                // Writes: a comment answered 303 must be stored, and a read after it must
+                // show it, whatever Redis or PostgreSQL did meanwhile.
+                (Fault::RedisRestart { down }, "mixed"),
+                (Fault::PostgresRestart { down }, "write"),
             ],
             idle_connections: 1000,
             slow_connections: 100,
@@ -94,10 +98,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
     let dir = options.results_dir.join(format!("faults-{id}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-    let paths = parity::parity_paths();
     let reference = {
         let go = RunningApp::start(&apps::find(apps::GO)?, &[])?;
-        parity::fetch_all(&go.base_url, &paths)?
+        parity::Reference::fetch(&go.base_url)?
     };
     let mut run = FaultsRun {
         id,
@@ -148,7 +151,7 @@ fn test_app(
     target: &Target,
     plan: &Plan,
     connections: u32,
-    reference: &[Fetched],
+    reference: &Reference,
     runtime: &tokio::runtime::Runtime,
     progress: &Progress,
 ) -> AppFaults {
@@ -236,14 +239,12 @@ fn test_app(
 }
 
 /// The app started and its parity sample equal to the reference's (docs/spec.md §4).
-fn start_gated(target: &Target, env: &[(&str, &str)], reference: &[Fetched]) -> Result<RunningApp> {
+fn start_gated(target: &Target, env: &[(&str, &str)], reference: &Reference) -> Result<RunningApp> {
     let running = RunningApp::start(&target.app, env)?;
-    let paths: Vec<String> = reference.iter().map(|f| f.path.clone()).collect();
-    let fetched = parity::fetch_all(&running.base_url, &paths)?;
-    if let Some(first) = parity::compare(reference, &fetched, &target.label).first() {
+    if let Some(first) = reference.check(&running.base_url, &target.label)?.first() {
         anyhow::bail!(
-            "parity: GET {} differs from Go's ({}); run `blogbench parity --apps {}`",
-            first.path,
+            "parity: {} differs from Go's ({}); run `blogbench parity --apps {}`",
+            first.request,
             first.what,
             target.app.name
         );
@@ -266,20 +267,32 @@ fn under_load(
     route: &str,
     plan: &Plan,
     connections: u32,
-    reference: &[Fetched],
+    reference: &Reference,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<FaultOutcome> {
+    let writes = routes::writes(route);
     let path = routes::path(route).context("a known route")?;
-    let page = reference
-        .iter()
-        .find(|f| f.path == path)
-        .map(|f| Arc::new(f.body.clone()))
-        .context("the route's page is in the parity sample")?;
-    wait_until_serving(running, path)?;
+    wait_until_serving(running, if writes { "/" } else { path })?;
     page_cache::clear()?;
-    if path.starts_with("/cached/") {
-        get_status(running, path)?;
-    }
+    let _writing = writes.then(services::lock_comments).transpose()?;
+    let workload = if writes {
+        services::reset_comments()?;
+        Workload::Comments {
+            posts: client::seeded_posts(running, connections)?,
+            mixed: route == "mixed",
+        }
+    } else {
+        if path.starts_with("/cached/") {
+            get_status(running, path)?;
+        }
+        Workload::Read {
+            path: path.to_owned(),
+            page: reference
+                .page(path)
+                .map(|f| Arc::new(f.body.clone()))
+                .context("the route's page is in the parity sample")?,
+        }
+    };
     let addr = format!("127.0.0.1:{}", running.port);
     let idle = matches!(fault, Fault::PostgresRestartWhileIdle { .. });
     // Light traffic when the app idles through the fault: 8 clients, 100 ms apart, enough to
@@ -289,7 +302,7 @@ fn under_load(
     } else {
         (connections, Pace::Flat)
     };
-    let load = Load::start(runtime, &addr, path, clients, pace, page);
+    let load = Load::start(runtime, &addr, &workload, clients, pace);
     std::thread::sleep(plan.baseline);
     if idle {
         load.pause();
@@ -303,12 +316,41 @@ fn under_load(
     let records = load.finish(runtime);
     injected?;
     let timeline = timeline::analyse(&records, fault_at, back_at, end);
-    Ok(outcome(
-        fault,
-        route,
-        &timeline,
-        (back_at - fault_at).as_secs_f64(),
-    ))
+    let mut outcome = outcome(fault, route, &timeline, (back_at - fault_at).as_secs_f64());
+    if writes {
+        outcome.fault = format!("{} during {route}", outcome.fault);
+        check_comments(&records, &mut outcome)?;
+        services::reset_comments()?;
+    }
+    Ok(outcome)
+}
+
+/// Every comment answered 303 must be in the database (docs/spec.md §7); a comment stored
+/// without a 303 (its commit reached PostgreSQL, the answer did not reach the client) is
+/// counted, not a broken rule.
+fn check_comments(records: &[client::Record], outcome: &mut FaultOutcome) -> Result<()> {
+    let stored: std::collections::HashSet<String> =
+        services::comments_added()?.into_iter().collect();
+    let acknowledged = |r: &&client::Record| r.answer == Answer::Stored;
+    let text = |r: &client::Record| r.comment.map(client::comment_text);
+    let lost = records
+        .iter()
+        .filter(acknowledged)
+        .filter(|r| text(r).is_none_or(|t| !stored.contains(&t)))
+        .count() as u64;
+    let unacknowledged = records
+        .iter()
+        .filter(|r| r.answer != Answer::Stored)
+        .filter(|r| text(r).is_some_and(|t| stored.contains(&t)))
+        .count() as u64;
+    if lost > 0 {
+        outcome.problems.push(format!(
+            "{lost} comments answered 303 are not in the database"
+        ));
+    }
+    outcome.comments_lost = Some(lost);
+    outcome.comments_stored_unanswered = Some(unacknowledged);
+    Ok(())
 }
 
 /// The numbers, and the rules of docs/spec.md §7 they break.
@@ -323,15 +365,21 @@ fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> 
     }
     if count(Answer::WrongBody) > 0 {
         problems.push(format!(
-            "{} answers were 200 with a page other than Go's",
+            "{} answers were 200 with a page other than Go's (or a 303 elsewhere)",
             count(Answer::WrongBody)
+        ));
+    }
+    if count(Answer::StaleRead) > 0 {
+        problems.push(format!(
+            "{} reads lacked the comment their client had just posted",
+            count(Answer::StaleRead)
         ));
     }
     if count(Answer::Timeout) > 0 {
         problems.push(format!(
             "{} requests had no answer within {} s",
             count(Answer::Timeout),
-            driver::REQUEST_TIMEOUT.as_secs()
+            client::REQUEST_TIMEOUT.as_secs()
         ));
     }
     let failures: u64 = timeline
@@ -353,7 +401,12 @@ fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> 
                 .filter(|(answer, _)| {
                     !matches!(
                         answer,
-                        Answer::Page | Answer::Status(503) | Answer::WrongBody | Answer::Timeout
+                        Answer::Page
+                            | Answer::Stored
+                            | Answer::Status(503)
+                            | Answer::WrongBody
+                            | Answer::StaleRead
+                            | Answer::Timeout
                     )
                 })
                 .map(|(answer, n)| (answer.label(), *n))
@@ -388,6 +441,8 @@ fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> 
         p99_baseline_ms: timeline.p99_baseline_ms,
         p99_back_after_secs: timeline.p99_back_after_secs,
         max_latency_ms: timeline.max_latency_ms,
+        comments_lost: None,
+        comments_stored_unanswered: None,
         problems,
     }
 }

@@ -1,7 +1,7 @@
 //! From a fault run's requests to its numbers: what failed before the service was back and
 //! after, how long errors went on, and when p99 returned to the baseline (docs/spec.md §7).
 
-use super::driver::{Answer, Record};
+use crate::load::client::{Answer, Record};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -113,9 +113,11 @@ mod tests {
 
     fn at(sent_ms: u64, latency_ms: u64, answer: Answer) -> Record {
         Record {
+            client: 0,
             sent: Duration::from_millis(sent_ms),
             latency: Duration::from_millis(latency_ms),
             answer,
+            comment: None,
         }
     }
 

@@ -11,6 +11,8 @@ pub struct Expected {
     pub connections: u32,
     /// The body length of the page the parity gate fetched for the path.
     pub body_bytes: Option<u64>,
+    /// A route that writes: 303 (a comment stored) counts as well as 200.
+    pub writes: bool,
 }
 
 /// `None` when the run counts, else every reason it does not.
@@ -25,7 +27,9 @@ pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> O
     let non_200: BTreeMap<String, u64> = load
         .status_codes
         .iter()
-        .filter(|(code, _)| !matches!(code.as_str(), "200" | "2xx/3xx"))
+        .filter(|(code, _)| {
+            !matches!(code.as_str(), "200" | "2xx/3xx") && !(expected.writes && *code == "303")
+        })
         .map(|(code, n)| (code.clone(), *n))
         .collect();
     if !non_200.is_empty() {
@@ -33,6 +37,19 @@ pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> O
     }
     if let Some(expected_bytes) = expected.body_bytes {
         reasons.extend(body_lengths(load, expected_bytes));
+    }
+    if expected.writes
+        && let Some(wrong) = load.wrong_length.filter(|&n| n > 0)
+    {
+        reasons.push(format!(
+            "{wrong} answers that are not the post's page or a 303 to it"
+        ));
+    }
+    if let Some(first) = load.stale_reads.first() {
+        reasons.push(format!(
+            "{} stale reads; first: {first}",
+            load.stale_reads.len()
+        ));
     }
     if connections_held < expected.connections {
         reasons.push(format!(
@@ -76,6 +93,7 @@ mod tests {
     const EXPECTED: Expected = Expected {
         connections: 50,
         body_bytes: Some(1000),
+        writes: false,
     };
 
     fn load(codes: &[(&str, u64)], errors: &[(&str, u64)]) -> LoadRun {
@@ -141,5 +159,33 @@ mod tests {
             ..EXPECTED
         };
         assert_eq!(admission(&short, unchecked, 50), None);
+    }
+
+    #[test]
+    fn a_write_route_admits_303_and_refuses_stale_reads() {
+        let writes = Expected {
+            body_bytes: None,
+            writes: true,
+            ..EXPECTED
+        };
+        let mut load = LoadRun {
+            requests: 100,
+            status_codes: BTreeMap::from([("200".to_owned(), 90), ("303".to_owned(), 10)]),
+            wrong_length: Some(0),
+            ..LoadRun::default()
+        };
+        assert_eq!(admission(&load, writes, 50), None);
+        assert!(admission(&load, EXPECTED, 50).unwrap().contains("303 ×10"));
+        load.stale_reads = vec!["/cached/posts/a-1 read 0.4 ms after its comment's 303".into()];
+        load.wrong_length = Some(2);
+        let reason = admission(&load, writes, 50).unwrap();
+        assert!(
+            reason.contains("1 stale reads; first: /cached/posts/a-1"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("2 answers that are not the post's page"),
+            "{reason}"
+        );
     }
 }

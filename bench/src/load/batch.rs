@@ -5,6 +5,7 @@
 
 use super::admission::{Expected, admission};
 use super::ceilings;
+use super::client::{self, Load, Pace, Workload};
 use super::loadgen::Loadgen;
 use super::sampler::{Sampler, measured_window};
 use super::setup::{git_commit, machine, tools};
@@ -24,6 +25,7 @@ use anyhow::{Context, Result, bail, ensure};
 use sqlx::PgConnection;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -64,7 +66,7 @@ struct Batcher<'a> {
     batch: Batch,
     /// The Go reference's parity pages, fetched once per batch.
     reference: Vec<Fetched>,
-    paths: Vec<String>,
+    sample: parity::Sample,
     runtime: tokio::runtime::Runtime,
     monitor: PgConnection,
     baseline_connections: usize,
@@ -83,11 +85,14 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let database_url = services::database_url();
     let data = seed::data::Dataset::generate();
     let expected = data.checksum();
+    let writing = services::lock_comments()?;
     let (monitor, found) = runtime.block_on(async {
         let mut conn = seed::db::connect(&database_url).await?;
+        seed::db::reset(&mut conn).await?;
         let found = seed::db::checksum(&mut conn, &data).await?;
         anyhow::Ok((conn, found))
     })?;
+    drop(writing);
     ensure!(
         found.as_deref() == Some(expected.as_str()),
         "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
@@ -127,7 +132,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         dir,
         batch,
         reference: Vec::new(),
-        paths: parity::parity_paths(),
+        sample: parity::parity_sample(),
         runtime,
         monitor,
         baseline_connections: 0,
@@ -322,9 +327,9 @@ impl Batcher<'_> {
         self.progress.step("go reference pages");
         let go = apps::find(apps::GO)?;
         let running = self.start(&go, &self.app_env())?;
-        self.reference = parity::fetch_all(&running.base_url, &self.paths)?;
+        self.reference = parity::fetch_all(&running.base_url, &self.sample)?;
         running.stop();
-        for route in &self.options.routes {
+        for route in self.options.routes.iter().filter(|r| !routes::writes(r)) {
             self.expected_bytes(route)?;
         }
         Ok(())
@@ -333,9 +338,7 @@ impl Batcher<'_> {
     /// The body length of the route's page as the parity gate fetched it from Go.
     fn expected_bytes(&self, route: &str) -> Result<u64> {
         let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
-        self.reference
-            .iter()
-            .find(|page| page.path == path)
+        parity::read_page(&self.reference, path)
             .map(|page| page.body.len() as u64)
             .with_context(|| format!("route {route}: {path} is not in the parity sample"))
     }
@@ -428,13 +431,16 @@ impl Batcher<'_> {
                 bail!("Ctrl-C during {route}");
             }
             let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
-            let expected_bytes = self.expected_bytes(route)?;
+            let expected_bytes = match routes::writes(route) {
+                true => None,
+                false => Some(self.expected_bytes(route)?),
+            };
             let routes = &mut self.batch.apps[index].routes;
             if !routes.iter().any(|r| r.route == *route) {
                 routes.push(RouteResult {
                     route: route.clone(),
                     path: path.to_owned(),
-                    expected_bytes: Some(expected_bytes),
+                    expected_bytes,
                     runs: Vec::new(),
                     pacer_runs: Vec::new(),
                 });
@@ -486,17 +492,17 @@ impl Batcher<'_> {
 
     /// Fetches the parity sample from `running` and compares it with Go's pages.
     fn parity_check(&self, running: &RunningApp) -> Result<Parity> {
-        let fetched = parity::fetch_all(&running.base_url, &self.paths)?;
+        let fetched = parity::fetch_all(&running.base_url, &self.sample)?;
         let mismatches = parity::compare(&self.reference, &fetched, &running.name);
         Ok(Parity {
             pages: fetched.len(),
             mismatches: mismatches.len(),
             first_diff: mismatches.first().map(|m| {
                 format!(
-                    "{} of {} pages differ from go; first: GET {} ({})\n{}",
+                    "{} of {} answers differ from go; first: {} ({})\n{}",
                     mismatches.len(),
                     fetched.len(),
-                    m.path,
+                    m.request,
                     m.what,
                     m.diff
                 )
@@ -515,12 +521,16 @@ impl Batcher<'_> {
         warmup: Duration,
         stem: &str,
     ) -> Result<Run> {
+        if routes::writes(route) {
+            return self.measure_comments(target, route, round, warmup, stem);
+        }
         let options = self.options;
         let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
         let url = target.url(path);
         let expected = Expected {
             connections: options.connections,
             body_bytes: Some(self.expected_bytes(route)?),
+            writes: false,
         };
         // Apps share the `page:*` keys, and not every app stores the same value there.
         page_cache::clear()?;
@@ -568,6 +578,77 @@ impl Batcher<'_> {
             postgres_cpu_percent: usage.postgres_cpu_percent,
             redis_cpu_percent: usage.redis_cpu_percent,
             raw_output: format!("{stem}.{}", options.loadgen.extension()),
+            stale_reads: None,
+        })
+    }
+
+    /// One run of a route that writes (docs/spec.md §5.2), on the harness's own client: the
+    /// comments reset and the page cache cleared, a warm-up, again, then the measured run.
+    /// Client `i` comments on post `1000 − i` only; every request is kept (`<stem>.csv`).
+    fn measure_comments(
+        &self,
+        target: &RunningApp,
+        route: &str,
+        round: u32,
+        warmup: Duration,
+        stem: &str,
+    ) -> Result<Run> {
+        let options = self.options;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(options.cpus.load.len().max(1))
+            .enable_all()
+            .build()?;
+        let start_over = || -> Result<()> {
+            services::reset_comments()?;
+            page_cache::clear()?;
+            Ok(())
+        };
+        let _writing = services::lock_comments()?;
+        start_over()?;
+        let posts = client::seeded_posts(target, options.connections)?;
+        let workload = Workload::Comments {
+            posts: Arc::clone(&posts),
+            mixed: route == "mixed",
+        };
+        let addr = format!("127.0.0.1:{}", target.port);
+        let load = |duration: Duration| {
+            let load = Load::start(&runtime, &addr, &workload, options.connections, Pace::Flat);
+            std::thread::sleep(duration);
+            load.finish(&runtime)
+        };
+        load(warmup);
+        start_over()?;
+        let sampler = Sampler::start(target.pid(), target.port, measured_window(options.duration));
+        let records = load(options.duration);
+        let usage = sampler.finish();
+        start_over()?;
+        let raw_output = format!("{stem}.csv");
+        std::fs::write(self.dir.join(&raw_output), client::records_csv(&records))?;
+        let load = client::summarise(&records, &posts);
+        let expected = Expected {
+            connections: options.connections,
+            body_bytes: None,
+            writes: true,
+        };
+        let invalid_reason = admission(&load, expected, usage.connections_min);
+        Ok(Run {
+            index: round,
+            requests: load.requests,
+            requests_per_sec: load.requests_per_sec,
+            latency_ms: load.latency_ms,
+            status_codes: load.status_codes,
+            errors: load.errors,
+            connections: usage.connections_min,
+            body_bytes: None,
+            wrong_length: load.wrong_length,
+            valid: invalid_reason.is_none(),
+            invalid_reason,
+            app_cpu_percent: usage.app_cpu_percent,
+            app_rss_max_mib: usage.app_rss_max_mib,
+            postgres_cpu_percent: usage.postgres_cpu_percent,
+            redis_cpu_percent: usage.redis_cpu_percent,
+            raw_output,
+            stale_reads: Some(load.stale_reads.len() as u64),
         })
     }
 }

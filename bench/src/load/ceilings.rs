@@ -96,6 +96,7 @@ pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
     let expected = Expected {
         connections: plan.connections,
         body_bytes: Some(body_bytes as u64),
+        writes: false,
     };
     let raw =
         |what: &str| raw_dir.join(format!("ceiling-http-{what}.{}", plan.loadgen.extension()));

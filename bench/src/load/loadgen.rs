@@ -25,8 +25,12 @@ pub struct LoadRun {
     pub errors: BTreeMap<String, u64>,
     /// Body bytes over every response (oha).
     pub body_bytes: Option<u64>,
-    /// Responses whose body was not the expected length (wrk counts them one by one).
+    /// Responses whose body was not the expected length (wrk counts them one by one), or
+    /// not a page the app may serve (the harness's client).
     pub wrong_length: Option<u64>,
+    /// Reads that did not show the comment their client had just posted (the harness's
+    /// client, docs/spec.md §5.2): each described.
+    pub stale_reads: Vec<String>,
 }
 
 /// A request still unanswered after this counts as an error (a timeout), so a stalled app
@@ -183,6 +187,7 @@ pub fn parse_oha(json: &str) -> Result<LoadRun> {
         errors: output.error_distribution,
         body_bytes: output.summary.total_data,
         wrong_length: None,
+        stale_reads: Vec::new(),
     })
 }
 
@@ -278,6 +283,7 @@ pub fn parse_wrk(text: &str) -> Result<LoadRun> {
         errors,
         body_bytes: None,
         wrong_length: Some(done.wrong_length),
+        stale_reads: Vec::new(),
     })
 }
 

@@ -4,6 +4,7 @@
 pub mod admission;
 pub mod batch;
 pub mod ceilings;
+pub mod client;
 pub mod loadgen;
 pub mod sampler;
 pub mod setup;

@@ -234,6 +234,10 @@ fn profile_one(
     dir: &Path,
     probes: &mut Probes,
 ) -> Result<Profile> {
+    anyhow::ensure!(
+        !routes::writes(route),
+        "{route}: profiles are taken on the routes that only read"
+    );
     let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
     let database_url = services::database_url();
     let relay = Relay::start_postgres(services::host_port(&database_url))?;

@@ -1,6 +1,7 @@
-//! Statements and PostgreSQL round trips per page, counted at the protocol level: the app
-//! talks to Postgres through a counting [`Relay`], requests are sent one at a time after a
-//! warm-up (pool filled, statements prepared), and the counts are divided by the requests.
+//! Statements and PostgreSQL round trips per page and per stored comment, counted at the
+//! protocol level: the app talks to Postgres through a counting [`Relay`], requests are sent
+//! one at a time after a warm-up (pool filled, statements prepared), and the counts are
+//! divided by the requests. The comments posted are removed afterwards.
 
 use crate::probe::relay::Relay;
 use crate::stack::apps::App;
@@ -9,8 +10,8 @@ use crate::stack::services;
 use anyhow::{Result, ensure};
 use std::time::Duration;
 
-/// The pages measured, with a path each.
-pub const PAGES: [(&str, &str); 4] = [
+/// The pages measured, with a path each; `comment` is a POST to that path.
+pub const PAGES: [(&str, &str); 5] = [
     ("home", "/"),
     (
         "detail",
@@ -18,6 +19,10 @@ pub const PAGES: [(&str, &str); 4] = [
     ),
     ("tag", "/tags/rust"),
     ("cached home (hit)", "/cached/"),
+    (
+        "comment",
+        "/posts/tom-jerry-s-c-notes-on-na-ve-caf-benchmarks-1000/comments",
+    ),
 ];
 
 const WARM_UP: u32 = 30;
@@ -42,22 +47,33 @@ pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<Pag
     let url = services::with_host_port(&database_url, &relay.addr.to_string());
     let mut app_env = vec![("DATABASE_URL", url.as_str())];
     app_env.extend_from_slice(env);
+    let _writing = services::lock_comments()?;
     let running = RunningApp::start(app, &app_env)?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(10)))
+        .max_redirects(0)
         .build()
         .into();
     let get = |path: &str| -> Result<()> {
-        let response = agent.get(&running.url(path)).call()?;
+        let (response, wanted) = match path.ends_with("/comments") {
+            true => (
+                agent
+                    .post(&running.url(path))
+                    .header("content-type", workload::comment::FORM_CONTENT_TYPE)
+                    .send(&b"author_name=roundtrips&body=counted"[..])?,
+                303,
+            ),
+            false => (agent.get(&running.url(path)).call()?, 200),
+        };
         ensure!(
-            response.status() == 200,
+            response.status() == wanted,
             "{} {path}: status {}",
             app.name,
             response.status()
         );
         Ok(())
     };
-    PAGES
+    let counts = PAGES
         .iter()
         .map(|&(page, path)| {
             for _ in 0..WARM_UP {
@@ -87,5 +103,7 @@ pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<Pag
                 connections_opened,
             })
         })
-        .collect()
+        .collect();
+    services::reset_comments()?;
+    counts
 }

@@ -605,7 +605,13 @@ fn app_settings(batch: &Batch) -> String {
             Some(s) => vec![
                 format!("{}/{}", s.pool_max, s.pool_min),
                 format!("{} / {}", s.ping_on_acquire, yes_no(s.ping_on_release)),
-                format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
+                match s.queries.comment {
+                    Some(comment) => format!(
+                        "{}/{}/{}/{comment}",
+                        s.queries.home, s.queries.post, s.queries.tag
+                    ),
+                    None => format!("{}/{}/{}", s.queries.home, s.queries.post, s.queries.tag),
+                },
                 s.connection.clone(),
                 s.cache.clone(),
             ],

@@ -38,7 +38,9 @@ pub fn markdown(run: &FaultsRun) -> String {
          windows. *While idle*: the app idles through the restart, then light traffic (8 \
          clients, 100 ms apart) resumes: what a pool does with connections the restart left \
          dead. A stall holds `ACCESS EXCLUSIVE` on `posts`; the long one outlasts the 3 s \
-         pool acquire timeout.\n\n",
+         pool acquire timeout. *Writes*: a Redis restart under `mixed` and a PostgreSQL \
+         restart under `write`; a comment answered 303 must be stored (*lost* otherwise), \
+         and a read must show its client's last comment.\n\n",
     );
     out.push_str("## Each fault\n\n");
     out.push_str(&faults(run).to_markdown());
@@ -76,6 +78,7 @@ fn summary(run: &FaultsRun) -> Table {
         "Redis restart: failed",
         "short stall: failed, max latency",
         "long stall: 503s, max latency",
+        "writes: failed, comments lost",
         "bad input: 5xx or wrong",
         "flood: served",
         "survived",
@@ -87,7 +90,7 @@ fn summary(run: &FaultsRun) -> Table {
         {
             let mut row = vec![app.label.clone(), ping(app)];
             row.push(format!("not tested: {error}"));
-            row.extend(std::iter::repeat_n("—".to_owned(), 9));
+            row.extend(std::iter::repeat_n("—".to_owned(), 10));
             table.row(row);
             continue;
         }
@@ -96,6 +99,11 @@ fn summary(run: &FaultsRun) -> Table {
             .faults
             .iter()
             .filter(|f| f.fault.starts_with("database stall"))
+            .collect();
+        let writes: Vec<&FaultOutcome> = app
+            .faults
+            .iter()
+            .filter(|f| f.comments_lost.is_some())
             .collect();
         let dash = || "—".to_owned();
         table.row(vec![
@@ -130,6 +138,18 @@ fn summary(run: &FaultsRun) -> Table {
                     f.max_latency_ms / 1000.0
                 )
             }),
+            if writes.is_empty() {
+                dash()
+            } else {
+                format!(
+                    "{}, {}",
+                    writes
+                        .iter()
+                        .map(|f| f.failed_during + f.failed_after)
+                        .sum::<u64>(),
+                    writes.iter().filter_map(|f| f.comments_lost).sum::<u64>()
+                )
+            },
             app.bad_input
                 .iter()
                 .filter(|p| p.problem.is_some())
@@ -172,6 +192,7 @@ fn faults(run: &FaultsRun) -> Table {
         "answers",
         "p99 baseline ms",
         "max latency ms",
+        "comments lost / stored without a 303",
     ])
     .numbers(3..7);
     for app in &run.apps {
@@ -191,6 +212,10 @@ fn faults(run: &FaultsRun) -> Table {
                     .join(", "),
                 format!("{:.1}", f.p99_baseline_ms),
                 format!("{:.0}", f.max_latency_ms),
+                match (f.comments_lost, f.comments_stored_unanswered) {
+                    (Some(lost), Some(unanswered)) => format!("{lost} / {unanswered}"),
+                    _ => "—".to_owned(),
+                },
             ]);
         }
     }

@@ -1,6 +1,6 @@
-//! The routes as the report orders and groups them: docs/spec.md §3's six, in three chart groups
-//! whose numbers are comparable within a group and not across (a cached page is ten times a
-//! database page).
+//! The routes as the report orders and groups them: docs/spec.md §5.2's eight, in four chart
+//! groups whose numbers are comparable within a group and not across (a cached page is ten
+//! times a database page, a comment waits for a commit).
 
 use crate::results::{Batch, Ceiling};
 use crate::routes::ROUTES;
@@ -12,12 +12,20 @@ pub enum Group {
     /// Served from the Redis page cache.
     Cached,
     Compute,
+    /// Comments stored, alone or among cached reads.
+    Comments,
     /// A route this report does not know; shown, never dropped.
     Other,
 }
 
 impl Group {
-    pub const ALL: [Group; 4] = [Group::Uncached, Group::Cached, Group::Compute, Group::Other];
+    pub const ALL: [Group; 5] = [
+        Group::Uncached,
+        Group::Cached,
+        Group::Compute,
+        Group::Comments,
+        Group::Other,
+    ];
 
     /// The part of a chart's file name: `requests-per-sec-<slug>.svg`.
     pub fn slug(self) -> &'static str {
@@ -25,6 +33,7 @@ impl Group {
             Group::Uncached => "uncached",
             Group::Cached => "cached",
             Group::Compute => "compute",
+            Group::Comments => "comments",
             Group::Other => "other",
         }
     }
@@ -34,6 +43,7 @@ impl Group {
             Group::Uncached => "Uncached pages",
             Group::Cached => "Cached pages",
             Group::Compute => "Compute",
+            Group::Comments => "Comments",
             Group::Other => "Other routes",
         }
     }
@@ -43,6 +53,9 @@ impl Group {
             Group::Uncached => "The same HTML in every app; every request queries PostgreSQL",
             Group::Cached => "Served from the Redis page cache, no SQL",
             Group::Compute => "The sum of the primes below 20 000, no database",
+            Group::Comments => {
+                "Comments stored in a transaction, alone or among cached reads that must show them (the harness's own client)"
+            }
             Group::Other => "Routes outside docs/spec.md §3",
         }
     }
@@ -53,6 +66,7 @@ pub fn group(route: &str) -> Group {
     match route {
         _ if position(route).is_none() => Group::Other,
         "compute" => Group::Compute,
+        _ if crate::routes::writes(route) => Group::Comments,
         _ if route.starts_with("cached-") => Group::Cached,
         _ => Group::Uncached,
     }
@@ -96,10 +110,12 @@ pub fn in_group(columns: &[String], group: Group) -> Vec<String> {
 
 /// What limits a route before the app does: the database ceiling of that page for the
 /// uncached pages when the batch measured one, else the HTTP client ceiling. The name says
-/// which.
+/// which. The comment routes have none: the ceilings are measured with the load generator,
+/// not the client that loads them.
 pub fn ceiling<'a>(batch: &'a Batch, route: &str) -> Option<(&'static str, &'a Ceiling)> {
     let database = match group(route) {
         Group::Uncached => batch.ceilings.database.get(route),
+        Group::Comments => return None,
         _ => None,
     };
     match database {

@@ -70,6 +70,13 @@ pub struct FaultOutcome {
     /// `None` when it did not within the run.
     pub p99_back_after_secs: Option<f64>,
     pub max_latency_ms: f64,
+    /// On a route that writes: comments answered 303 that are not in the database.
+    #[serde(default)]
+    pub comments_lost: Option<u64>,
+    /// On a route that writes: comments in the database whose POST got no 303 (the commit
+    /// went through, the answer did not).
+    #[serde(default)]
+    pub comments_stored_unanswered: Option<u64>,
     /// Broken rules of docs/spec.md (wrong content, answers it does not allow, hangs).
     pub problems: Vec<String>,
 }

@@ -194,6 +194,9 @@ pub struct Run {
     pub redis_cpu_percent: f64,
     /// The load generator's raw output, relative to the batch folder.
     pub raw_output: String,
+    /// Reads that lacked the comment their client had just posted (the routes that write).
+    #[serde(default)]
+    pub stale_reads: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -65,6 +65,10 @@ pub struct Queries {
     pub home: u32,
     pub post: u32,
     pub tag: u32,
+    /// Statements per stored comment, `BEGIN` and `COMMIT` included (Go: 4). Absent in
+    /// results written before the comment route existed.
+    #[serde(default)]
+    pub comment: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,4 +1,7 @@
-//! Where PostgreSQL and Redis are: the same environment variables and defaults the apps read.
+//! Where PostgreSQL and Redis are: the same environment variables and defaults the apps read,
+//! and putting the data back as it was loaded.
+
+use anyhow::{Result, bail};
 
 pub fn database_url() -> String {
     std::env::var("DATABASE_URL").unwrap_or_else(|_| workload::DEFAULT_DATABASE_URL.to_owned())
@@ -6,6 +9,71 @@ pub fn database_url() -> String {
 
 pub fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| workload::DEFAULT_REDIS_URL.to_owned())
+}
+
+/// Held while this process writes comments and resets them: a PostgreSQL advisory lock, so
+/// two harness processes (tests run side by side) never interleave their comments and
+/// resets. Released when dropped (its connection closes).
+pub struct CommentsLock {
+    _connection: sqlx::PgConnection,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// The advisory lock's key: "blogbench" in ASCII, as an integer.
+const COMMENTS_LOCK_KEY: i64 = 0x626c_6f67_6265_6e63;
+
+/// Waits for, then takes, the [`CommentsLock`].
+pub fn lock_comments() -> Result<CommentsLock> {
+    let url = database_url();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let connection = runtime.block_on(async {
+        let mut conn = seed::db::connect(&url).await?;
+        sqlx::query("SELECT pg_advisory_lock($1)")
+            .bind(COMMENTS_LOCK_KEY)
+            .execute(&mut conn)
+            .await?;
+        anyhow::Ok(conn)
+    })?;
+    Ok(CommentsLock {
+        _connection: connection,
+        _runtime: runtime,
+    })
+}
+
+/// Deletes the comments added since the data was loaded and restarts their ids
+/// (`seed reset`, docs/spec.md §2), so a run that writes starts from the seeded data.
+pub fn reset_comments() -> Result<()> {
+    let url = database_url();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(async {
+            let mut conn = seed::db::connect(&url).await?;
+            if !seed::db::reset(&mut conn).await? {
+                bail!(
+                    "the comments table has no id sequence: reload the data with `make services`"
+                );
+            }
+            Ok(())
+        })
+}
+
+/// The bodies of the comments added since the data was loaded.
+pub fn comments_added() -> Result<Vec<String>> {
+    let url = database_url();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(async {
+            let mut conn = seed::db::connect(&url).await?;
+            let bodies = sqlx::query_scalar("SELECT body FROM comments WHERE id > $1")
+                .bind(seed::data::COMMENTS as i32)
+                .fetch_all(&mut conn)
+                .await?;
+            Ok(bodies)
+        })
 }
 
 /// `host:port` of a `scheme://[user[:password]@]host:port[/…]` URL.
