@@ -1,9 +1,10 @@
 //! The blog's tables as Rustango models (docs/spec.md §2), read by both Rustango apps, and what
 //! turns their rows into the shared view rows (`shared-sql`) the templates render.
 //!
-//! Read-only: the seed creates and fills the tables, so nothing here migrates or saves.
-//! Columns keep the seed's types (`integer` keys → `i32`). `post_tags` has no single-column
-//! key, so [`PostTag`] has no primary key: Rustango reads such a table, it cannot save it.
+//! The seed creates and fills the tables, so nothing here migrates; the one write is a new
+//! [`Comment`] (`pages::add_comment`). Columns keep the seed's types (`integer` keys → `i32`).
+//! `post_tags` has no single-column key, so [`PostTag`] has no primary key: Rustango reads
+//! such a table, it cannot save it.
 
 mod cache;
 pub mod pages;
@@ -12,7 +13,7 @@ pub use cache::LazyRedisCache;
 
 use chrono::{DateTime, Utc};
 use rustango::Model;
-use rustango::sql::ForeignKey;
+use rustango::sql::{Auto, ForeignKey};
 
 #[derive(Model, Debug, Clone)]
 #[rustango(table = "authors")]
@@ -56,15 +57,19 @@ pub struct PostTag {
     pub tag: ForeignKey<Tag, i32>,
 }
 
+/// A comment. Its `id` is an identity column and `created_at` is stamped by Rustango on insert
+/// (`auto_now_add`, the app's clock), so a new comment leaves both `Auto::Unset`; a row read
+/// back has both set.
 #[derive(Model, Debug, Clone)]
 #[rustango(table = "comments")]
 pub struct Comment {
     #[rustango(primary_key)]
-    pub id: i32,
+    pub id: Auto<i32>,
     pub post_id: i32,
     pub author_name: String,
     pub body: String,
-    pub created_at: DateTime<Utc>,
+    #[rustango(auto_now_add)]
+    pub created_at: Auto<DateTime<Utc>>,
 }
 
 /// The parent a `select_related` query loaded into `fk`.
@@ -136,11 +141,26 @@ impl Tag {
 }
 
 impl Comment {
+    /// A new comment on post `post_id`, to insert.
+    pub fn new(post_id: i32, author_name: String, body: String) -> Self {
+        Comment {
+            id: Auto::Unset,
+            post_id,
+            author_name,
+            body,
+            created_at: Auto::Unset,
+        }
+    }
+
+    /// The comment of a row read from the database.
     pub fn into_row(self) -> shared_sql::Comment {
         shared_sql::Comment {
             author_name: self.author_name,
             body: self.body,
-            created_at: self.created_at,
+            created_at: self
+                .created_at
+                .into_inner()
+                .expect("a comment read from the database has its created_at"),
         }
     }
 }

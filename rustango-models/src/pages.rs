@@ -1,10 +1,11 @@
 //! Each page's querysets, in the order of docs/spec.md §3, on one connection
-//! (`_on(&mut conn)`): what both Rustango apps send for a page. They return the same rows as
-//! the sqlx apps' queries (`shared_sql::pages`), which `templates::views` turns into the page's
-//! view.
+//! (`_on(&mut conn)`), and the comment route's write: what both Rustango apps send. They return
+//! the same rows as the sqlx apps' queries (`shared_sql::pages`), which `templates::views`
+//! turns into the page's view.
 //!
 //! SQL differs from Go's text (Rustango writes its own): `LEFT JOIN` for `select_related`,
-//! `ORDER BY id LIMIT 1` from `first_on`, and every column of a model.
+//! `ORDER BY id LIMIT 1` from `first_on`, `LIMIT 1` and `RETURNING "id"` in the comment's
+//! statements, and every column of a model.
 
 use crate::{Comment, Post, PostTag, Tag};
 use rustango::core::{AggregateExpr, SqlValue};
@@ -103,6 +104,34 @@ pub async fn tag(conn: &mut PoolConn, slug: &str) -> Result<Option<TagRows>, Exe
         posts,
         tags,
     }))
+}
+
+/// A comment on the post `slug` (docs/spec.md §3.9), in one transaction on `conn`: 4
+/// statements (`BEGIN`, the post's id, the insert, `COMMIT`); `false`, after a rollback, when
+/// no post has `slug`. `PoolConn::begin`, on the connection the caller holds, rather than
+/// `rustango::sql::atomic`, which takes a connection of its own and sends a `SELECT 1` before
+/// its `COMMIT` on PostgreSQL (`check_open` in rustango's `sql/executor/atomic.rs`).
+pub async fn add_comment(
+    conn: &mut PoolConn,
+    slug: &str,
+    author_name: String,
+    body: String,
+) -> Result<bool, ExecError> {
+    let mut tx = conn.begin().await?;
+    let Some(post_id) = Post::objects()
+        .filter("slug", slug)
+        .values_list_flat("id")
+        .first_on::<i32>(&mut tx)
+        .await?
+    else {
+        tx.rollback().await?;
+        return Ok(false);
+    };
+    Comment::new(post_id, author_name, body)
+        .insert_on(&mut tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// The tags of `ids`, by post then tag slug. An empty `__in` list does not compile in

@@ -1,5 +1,4 @@
-//! The blog on actix-web 4, sqlx (PostgreSQL), Tera and redis: the six
-//! routes of docs/spec.md §3.
+//! The blog on actix-web 4, sqlx (PostgreSQL), Tera and redis: the routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=actix-sqlx` (services, data, release build), or by hand:
 //!
@@ -8,6 +7,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d author_name=Ann -d body=Hello 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
@@ -141,6 +141,13 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             .route("/cached/", web::get().to(routes::cached_home))
             .route("/cached/posts/{slug}", web::get().to(routes::cached_post))
             .route("/compute", web::get().to(routes::compute))
+            .service(
+                web::resource("/posts/{slug}/comments")
+                    .app_data(web::PayloadConfig::new(workload::comment::FORM_LIMIT))
+                    .post(routes::comment)
+                    // A GET is for a page, and there is none here: the 404 page, not a 405.
+                    .default_service(web::to(routes::not_found)),
+            )
             .default_service(web::to(routes::not_found))
     })
     .workers(workers)

@@ -1,20 +1,21 @@
-//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
-//! response mapping.
+//! The routes, in the order of docs/spec.md §3, the `{slug}` and comment form extractors, and
+//! the error → response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
 use actix_web::body::MessageBody;
 use actix_web::dev::Payload;
-use actix_web::error::InternalError;
+use actix_web::error::{InternalError, PayloadError};
 use actix_web::http::StatusCode;
-use actix_web::http::header::ContentType;
+use actix_web::http::header::{self, ContentType, HeaderValue};
 use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
 use serde::Serialize;
 use shared_sql::pages;
 use sqlx::PgConnection;
-use std::fmt;
-use std::future::{Ready, ready};
+use std::future::{Future, Ready, ready};
+use std::pin::Pin;
 use templates::views::{HomePage, PostPage, TagPage};
+use workload::comment::{self, FormError, NewComment};
 
 type Page = Result<HttpResponse, AppError>;
 
@@ -59,14 +60,39 @@ pub async fn compute(request: HttpRequest) -> HttpResponse {
     }
 }
 
+/// Stores a comment (docs/spec.md §3.9), then sends the reader to the post.
+pub async fn comment(
+    state: web::Data<AppState>,
+    Slug(slug): Slug,
+    CommentForm(comment): CommentForm,
+) -> Page {
+    // Spawned, so a client that goes away cannot cancel the write after `BEGIN`, nor leave
+    // the pages a committed comment changes cached. actix's `spawn` keeps the task on this
+    // worker, whose runtime drives the worker's pool shard and Redis connection.
+    actix_web::rt::spawn(async move {
+        let mut conn = state.pool.acquire().await?;
+        if !pages::add_comment(&mut conn, &slug, &comment.author_name, &comment.body).await? {
+            return Ok(not_found_response(&state));
+        }
+        drop(conn);
+        let stale = page_cache::keys_a_comment_changes(&slug);
+        state.cache.invalidate(&stale).await;
+        Ok(HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, format!("/posts/{slug}")))
+            .finish())
+    })
+    .await
+    .expect("the comment task does not panic")
+}
+
 pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
     not_found_response(&state)
 }
 
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything
 /// else gets the 404 page. actix-web polls a handler's extractors in order and stops at the
-/// first error, so handlers take `Slug` before `DbConn`: a segment that is not a slug costs
-/// no connection, query or Redis lookup.
+/// first error, so handlers take `Slug` first: a segment that is not a slug costs no
+/// connection, query, Redis lookup or body read.
 pub struct Slug(pub String);
 
 impl FromRequest for Slug {
@@ -86,6 +112,37 @@ impl FromRequest for Slug {
                 let page = not_found_response(state);
                 Err(InternalError::from_response("not a slug", page).into())
             }
+        })
+    }
+}
+
+/// A comment that passed `workload::comment`'s rule. The media type is checked before the body
+/// is read, and `web::Bytes` reads at most the resource's `PayloadConfig` limit (`FORM_LIMIT`);
+/// each refusal is the rule's status and message, before any connection, query or Redis
+/// command.
+pub struct CommentForm(pub NewComment);
+
+impl FromRequest for CommentForm {
+    type Error = AppError;
+    // An async extractor's future is boxed (as `FromRequest`'s documentation shows).
+    type Future = Pin<Box<dyn Future<Output = Result<Self, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let content_type = req.headers().get(header::CONTENT_TYPE);
+        if !comment::is_form(content_type.map(HeaderValue::as_bytes)) {
+            return Box::pin(ready(Err(FormError::NotAForm.into())));
+        }
+        let body = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let body = match body.await {
+                Ok(body) => body,
+                Err(err) if matches!(err.as_error(), Some(PayloadError::Overflow)) => {
+                    return Err(FormError::TooLarge.into());
+                }
+                // The client stopped sending: Go's answer too.
+                Err(_) => return Err(FormError::Malformed.into()),
+            };
+            Ok(CommentForm(NewComment::from_form_body(&body)?))
         })
     }
 }
@@ -150,49 +207,40 @@ fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpRespo
         .body(body)
 }
 
-#[derive(Debug)]
+/// Why a request gets no page.
+#[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    Database(sqlx::Error),
-    Template(tera::Error),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    // Debug shows the template error's whole chain.
+    #[error("template: {0:?}")]
+    Template(#[from] tera::Error),
+    #[error("comment refused: {0}")]
+    Form(#[from] FormError),
 }
 
-impl From<sqlx::Error> for AppError {
-    fn from(err: sqlx::Error) -> Self {
-        AppError::Database(err)
-    }
-}
-
-impl From<tera::Error> for AppError {
-    fn from(err: tera::Error) -> Self {
-        AppError::Template(err)
-    }
-}
-
-impl fmt::Display for AppError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AppError::Database(err) => write!(f, "database: {err}"),
-            // Debug shows the template error's whole chain.
-            AppError::Template(err) => write!(f, "template: {err:?}"),
-        }
-    }
-}
-
-/// A database failure is a 503 the client can retry; a template failure is our bug.
+/// A database failure is a 503 the client can retry; a template failure is our bug; a refused
+/// comment is the client's, answered with the rule's message. Only our failures are logged.
 impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
         match self {
             AppError::Database(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Template(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Form(refused) => {
+                StatusCode::from_u16(refused.status()).expect("a 4xx status")
+            }
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        eprintln!("actix-sqlx: {self}");
         let body = match self {
             AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
-            AppError::Template(_) => "template error\n",
+            AppError::Template(_) => "internal server error\n",
+            AppError::Form(refused) => refused.message(),
         };
+        if self.status_code().is_server_error() {
+            eprintln!("actix-sqlx: {self}");
+        }
         plain_text(self.status_code(), body)
     }
 }

@@ -1,5 +1,4 @@
-//! The blog on axum 0.8, sqlx (PostgreSQL), Tera and redis: the six routes of
-//! docs/spec.md §3.
+//! The blog on axum 0.8, sqlx (PostgreSQL), Tera and redis: the routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=axum-sqlx` (services, data, release build), or by hand:
 //!
@@ -8,6 +7,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d author_name=Ann -d body=Hello 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
@@ -16,8 +16,10 @@
 mod db;
 mod routes;
 
+use axum::Router;
 use axum::body::Bytes;
-use axum::{Router, routing::get};
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
 use mimalloc::MiMalloc;
 use page_cache::PageCache;
 use sqlx::Connection;
@@ -97,6 +99,13 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .route("/cached/", get(routes::cached_home))
         .route("/cached/posts/{slug}", get(routes::cached_post))
         .route("/compute", get(routes::compute))
+        .route(
+            "/posts/{slug}/comments",
+            post(routes::comment)
+                .layer(DefaultBodyLimit::max(workload::comment::FORM_LIMIT))
+                // A GET is for a page, and there is none here: the 404 page, not a 405.
+                .fallback(routes::not_found),
+        )
         .fallback(routes::not_found)
         .with_state(state);
 

@@ -1,16 +1,19 @@
-//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
-//! response mapping.
+//! The routes, in the order of docs/spec.md §3, the `{slug}` and comment form extractors, and
+//! the error → response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
-use axum::extract::{FromRequestParts, Path, RawQuery, State};
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
+use axum::extract::{FromRequest, FromRequestParts, Path, RawQuery, Request, State};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Serialize;
 use shared_sql::pages;
 use sqlx::PgConnection;
 use templates::views::{HomePage, PostPage, TagPage};
+use workload::comment::{self, FormError, NewComment};
 
 type Page = Result<Response, AppError>;
 
@@ -59,8 +62,30 @@ pub async fn cached_post(State(state): State<AppState>, Slug(slug): Slug) -> Pag
 pub async fn compute(RawQuery(query): RawQuery) -> Response {
     match workload::parse_n_query(query.as_deref()) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
-        Err(message) => plain_text(StatusCode::BAD_REQUEST, message.to_owned()),
+        Err(message) => plain_text(StatusCode::BAD_REQUEST, message),
     }
+}
+
+/// Stores a comment (docs/spec.md §3.9), then sends the reader to the post.
+pub async fn comment(
+    State(state): State<AppState>,
+    Slug(slug): Slug,
+    CommentForm(comment): CommentForm,
+) -> Page {
+    // Spawned, so a client that goes away cannot cancel the write after `BEGIN`, nor leave
+    // the pages a committed comment changes cached.
+    tokio::spawn(async move {
+        let mut conn = state.pool.acquire().await?;
+        if !pages::add_comment(&mut conn, &slug, &comment.author_name, &comment.body).await? {
+            return Ok(not_found_response(&state));
+        }
+        drop(conn);
+        let stale = page_cache::keys_a_comment_changes(&slug);
+        state.cache.invalidate(&stale).await;
+        Ok(Redirect::to(&format!("/posts/{slug}")).into_response())
+    })
+    .await
+    .expect("the comment task does not panic")
 }
 
 pub async fn not_found(State(state): State<AppState>) -> Response {
@@ -69,8 +94,8 @@ pub async fn not_found(State(state): State<AppState>) -> Response {
 
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
 /// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
-/// page; handlers take `Slug` before `DbConn`, so that costs no connection, query or Redis
-/// lookup.
+/// page; handlers take `Slug` first, so that costs no connection, query, Redis lookup or
+/// body read.
 pub struct Slug(pub String);
 
 impl FromRequestParts<AppState> for Slug {
@@ -81,6 +106,31 @@ impl FromRequestParts<AppState> for Slug {
             Ok(Path(slug)) if workload::is_slug(&slug) => Ok(Slug(slug)),
             _ => Err(not_found_response(state)),
         }
+    }
+}
+
+/// A comment that passed `workload::comment`'s rule. The media type is checked before the body
+/// is read, and `Bytes` reads at most the route's `DefaultBodyLimit` (`FORM_LIMIT`); each
+/// refusal is the rule's status and message, before any connection, query or Redis command.
+pub struct CommentForm(pub NewComment);
+
+impl FromRequest<AppState> for CommentForm {
+    type Rejection = AppError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, AppError> {
+        let content_type = request.headers().get(header::CONTENT_TYPE);
+        if !comment::is_form(content_type.map(HeaderValue::as_bytes)) {
+            return Err(FormError::NotAForm.into());
+        }
+        let body = match Bytes::from_request(request, state).await {
+            Ok(body) => body,
+            Err(BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_))) => {
+                return Err(FormError::TooLarge.into());
+            }
+            // The client stopped sending: Go's answer too.
+            Err(_) => return Err(FormError::Malformed.into()),
+        };
+        Ok(CommentForm(NewComment::from_form_body(&body)?))
     }
 }
 
@@ -129,50 +179,45 @@ fn not_found_response(state: &AppState) -> Response {
     (StatusCode::NOT_FOUND, Html(state.not_found.clone())).into_response()
 }
 
-fn plain_text(status: StatusCode, body: String) -> Response {
+fn plain_text(status: StatusCode, body: impl Into<Body>) -> Response {
     (
         status,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        body,
+        body.into(),
     )
         .into_response()
 }
 
+/// Why a request gets no page.
+#[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    Database(sqlx::Error),
-    Template(tera::Error),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    // Debug shows the template error's whole chain.
+    #[error("template: {0:?}")]
+    Template(#[from] tera::Error),
+    #[error("comment refused: {0}")]
+    Form(#[from] FormError),
 }
 
-impl From<sqlx::Error> for AppError {
-    fn from(err: sqlx::Error) -> Self {
-        AppError::Database(err)
-    }
-}
-
-impl From<tera::Error> for AppError {
-    fn from(err: tera::Error) -> Self {
-        AppError::Template(err)
-    }
-}
-
-/// A database failure is a 503 the client can retry; a template failure is our bug.
+/// A database failure is a 503 the client can retry; a template failure is our bug; a refused
+/// comment is the client's, answered with the rule's message. Only our failures are logged.
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        match self {
-            AppError::Database(err) => {
-                eprintln!("axum-sqlx: database: {err}");
-                plain_text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    workload::DB_UNAVAILABLE_MESSAGE.to_owned(),
-                )
-            }
-            AppError::Template(err) => {
-                eprintln!("axum-sqlx: template: {err:?}");
-                plain_text(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "template error\n".to_owned(),
-                )
-            }
+        let (status, body) = match &self {
+            AppError::Database(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                workload::DB_UNAVAILABLE_MESSAGE,
+            ),
+            AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal server error\n"),
+            AppError::Form(refused) => (
+                StatusCode::from_u16(refused.status()).expect("a 4xx status"),
+                refused.message(),
+            ),
+        };
+        if status.is_server_error() {
+            eprintln!("axum-sqlx: {self}");
         }
+        plain_text(status, body)
     }
 }

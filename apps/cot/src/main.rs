@@ -1,5 +1,5 @@
 //! The blog on Cot 0.7: its ORM (PostgreSQL), askama templates (`cot::Template`) and its
-//! Redis cache: the six routes of docs/spec.md §3.
+//! Redis cache: the seven routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=cot` (services, data, release build), or by hand:
 //!
@@ -8,6 +8,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d 'author_name=Ann&body=Hello' 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
@@ -18,6 +19,7 @@
 //! database pool has no settings (it pings every checkout).
 
 mod db;
+mod error;
 mod routes;
 
 use cot::config::{
@@ -25,6 +27,7 @@ use cot::config::{
 };
 use cot::error::handler::DynErrorPageHandler;
 use cot::project::{AppBuilder, RegisterAppsContext};
+use cot::router::method;
 use cot::router::{Route, Router};
 use cot::{App, Bootstrapper, Project};
 use mimalloc::MiMalloc;
@@ -50,6 +53,7 @@ impl App for Blog {
             Route::with_handler("/cached/", routes::cached_home),
             Route::with_handler("/cached/posts/{slug}", routes::cached_post),
             Route::with_handler("/compute", routes::compute),
+            Route::with_handler("/posts/{slug}/comments", method::post(routes::comment)),
         ])
     }
 }
@@ -80,7 +84,7 @@ impl Project for BlogProject {
     }
 
     fn error_handler(&self) -> DynErrorPageHandler {
-        DynErrorPageHandler::new(routes::error_page)
+        DynErrorPageHandler::new(error::error_page)
     }
 }
 

@@ -1,47 +1,51 @@
-//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, their templates,
-//! and the project's error page handler.
+//! The seven routes, in the order of docs/spec.md §3, their extractors (`{slug}`, the comment
+//! form) and their templates.
 
 use crate::db::{self, Db};
+use crate::error::AppError;
+use cot::Body;
 use cot::cache::Cache;
-use cot::error::NotFound;
-use cot::error::handler::RequestError;
 use cot::html::Html;
+use cot::http::header::CONTENT_TYPE;
 use cot::request::RequestHead;
-use cot::request::extractors::{FromRequestHead, Path};
-use cot::response::{IntoResponse, Response};
+use cot::request::extractors::{FromRequest, FromRequestHead, Path};
+use cot::response::{IntoResponse, Redirect, Response};
 use cot::{StatusCode, Template};
+use http_body_util::LengthLimitError;
 use percent_encoding::percent_decode_str;
+use std::error::Error;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use templates::views::{HomePage, PostPage, TagPage};
+use workload::comment::{FORM_LIMIT, FormError, NewComment};
 
-pub async fn home(db: Db) -> cot::Result<Html> {
+pub async fn home(db: Db) -> Result<Html, AppError> {
     Ok(Html::new(home_html(db).await?))
 }
 
-pub async fn post(Slug(slug): Slug, db: Db) -> cot::Result<Html> {
+pub async fn post(Slug(slug): Slug, db: Db) -> Result<Html, AppError> {
     match post_html(db, &slug).await? {
         Some(page) => Ok(Html::new(page)),
-        None => Err(NotFound::new().into()),
+        None => Err(AppError::NotFound),
     }
 }
 
-pub async fn tag(Slug(slug): Slug, db: Db) -> cot::Result<Html> {
+pub async fn tag(Slug(slug): Slug, db: Db) -> Result<Html, AppError> {
     match db.run(async |d| db::tag_page(d, &slug).await).await? {
         Some(view) => Ok(Html::new(TagHtml(view).render()?)),
-        None => Err(NotFound::new().into()),
+        None => Err(AppError::NotFound),
     }
 }
 
-pub async fn cached_home(db: Db, cache: Cache) -> cot::Result<Html> {
-    cached(&cache, "page:/".to_owned(), async || {
+pub async fn cached_home(db: Db, cache: Cache) -> Result<Html, AppError> {
+    cached(&cache, page_cache::HOME_KEY.to_owned(), async || {
         home_html(db).await.map(Some)
     })
     .await
 }
 
-pub async fn cached_post(Slug(slug): Slug, db: Db, cache: Cache) -> cot::Result<Html> {
-    let key = format!("page:/posts/{slug}");
+pub async fn cached_post(Slug(slug): Slug, db: Db, cache: Cache) -> Result<Html, AppError> {
+    let key = page_cache::post_key(&slug);
     cached(&cache, key, async || post_html(db, &slug).await).await
 }
 
@@ -52,6 +56,29 @@ pub async fn compute(head: RequestHead) -> cot::Result<Response> {
         Ok(n) => workload::compute_body(n).into_response(),
         Err(message) => message.with_status(StatusCode::BAD_REQUEST).into_response(),
     }
+}
+
+/// Stores a comment (docs/spec.md §3.9) and answers `303 See Other` to its post. The
+/// extractors have already refused a non-slug (404) and a bad form (415, 413, 400), in that
+/// order, before any query or cache command.
+pub async fn comment(
+    Slug(slug): Slug,
+    db: Db,
+    cache: Cache,
+    CommentForm(comment): CommentForm,
+) -> Result<Redirect, AppError> {
+    // The write and the invalidation run in their own task: a client that goes away drops
+    // this handler, not the task, so a stored comment never leaves its pages cached.
+    let write = tokio::spawn(async move {
+        if !db::add_comment(db, &slug, comment).await? {
+            return Err(AppError::NotFound);
+        }
+        invalidate(&cache, &slug).await;
+        Ok(Redirect::new(format!("/posts/{slug}")))
+    });
+    write
+        .await
+        .unwrap_or_else(|panicked| std::panic::resume_unwind(panicked.into_panic()))
 }
 
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything else,
@@ -65,17 +92,51 @@ impl FromRequestHead for Slug {
         let Path(segment) = Path::<String>::from_request_head(head).await?;
         match percent_decode_str(&segment).decode_utf8() {
             Ok(slug) if workload::is_slug(&slug) => Ok(Slug(slug.into_owned())),
-            _ => Err(NotFound::new().into()),
+            _ => Err(AppError::NotFound.into()),
         }
     }
 }
 
-async fn home_html(db: Db) -> cot::Result<String> {
+/// A comment form, read by the rule every app shares (`workload::comment`), which answers
+/// Go's bytes. Cot's `RequestForm` does not: it accepts only the bare media type (no
+/// `; charset=…`), reads the body with no limit, decodes it with `form_urlencoded` (invalid
+/// UTF-8 becomes U+FFFD, a bad `%` escape is kept) and refuses in its own words (cot-0.7.0
+/// src/form.rs, `urlencoded_form_data`). The media type is checked before the body is read,
+/// and the body is read with Cot's own limit, `Body::into_bytes_limited`.
+pub struct CommentForm(pub NewComment);
+
+impl FromRequest for CommentForm {
+    async fn from_request(head: &RequestHead, body: Body) -> cot::Result<Self> {
+        let content_type = head.headers.get(CONTENT_TYPE).map(|value| value.as_bytes());
+        if !workload::comment::is_form(content_type) {
+            return Err(AppError::Form(FormError::NotAForm).into());
+        }
+        let form = body
+            .into_bytes_limited(FORM_LIMIT)
+            .await
+            .map_err(|err| AppError::Form(unread_form(&err)))?;
+        let comment = NewComment::from_form_body(&form).map_err(AppError::Form)?;
+        Ok(CommentForm(comment))
+    }
+}
+
+/// Why Cot could not read a form body: over the limit is a 413; anything else is a client
+/// that stopped sending, answered as Go answers it.
+fn unread_form(err: &cot::Error) -> FormError {
+    let mut chain = std::iter::successors(Some(err as &dyn Error), |&e| e.source());
+    if chain.any(|e| e.is::<LengthLimitError>()) {
+        FormError::TooLarge
+    } else {
+        FormError::Malformed
+    }
+}
+
+async fn home_html(db: Db) -> Result<String, AppError> {
     let view = db.run(async |d| db::home_page(d).await).await?;
     Ok(HomeHtml(view).render()?)
 }
 
-async fn post_html(db: Db, slug: &str) -> cot::Result<Option<String>> {
+async fn post_html(db: Db, slug: &str) -> Result<Option<String>, AppError> {
     match db.run(async |d| db::post_page(d, slug).await).await? {
         Some(view) => Ok(Some(PostHtml(view).render()?)),
         None => Ok(None),
@@ -87,8 +148,8 @@ async fn post_html(db: Db, slug: &str) -> cot::Result<Option<String>> {
 async fn cached(
     cache: &Cache,
     key: String,
-    render: impl AsyncFnOnce() -> cot::Result<Option<String>>,
-) -> cot::Result<Html> {
+    render: impl AsyncFnOnce() -> Result<Option<String>, AppError>,
+) -> Result<Html, AppError> {
     match cache.get::<_, String>(&key).await {
         Ok(Some(page)) => {
             cache_ok();
@@ -98,13 +159,25 @@ async fn cached(
         Err(err) => cache_failed(&err),
     }
     let Some(page) = render().await? else {
-        return Err(NotFound::new().into());
+        return Err(AppError::NotFound);
     };
     match cache.insert(key, &page).await {
         Ok(()) => cache_ok(),
         Err(err) => cache_failed(&err),
     }
     Ok(Html::new(page))
+}
+
+/// Deletes the cached pages a comment on `slug` changes (the post's and the home page).
+/// Cot's `Cache::remove` takes one key, so that is one `DEL` per page. A Redis error is
+/// logged, not answered: the comment is already stored.
+async fn invalidate(cache: &Cache, slug: &str) {
+    for key in page_cache::keys_a_comment_changes(slug) {
+        match cache.remove(key).await {
+            Ok(()) => cache_ok(),
+            Err(err) => cache_failed(&err),
+        }
+    }
 }
 
 /// Whether the last cache call failed, so an outage is logged once, not per request.
@@ -122,27 +195,6 @@ fn cache_ok() {
     }
 }
 
-/// The project's error page handler: unknown paths and slugs get the shared 404 page, a
-/// database failure `database unavailable` (docs/spec.md §3.8), anything else its status as
-/// plain text.
-pub async fn error_page(error: RequestError) -> cot::Result<Response> {
-    match error.status_code() {
-        StatusCode::NOT_FOUND => Html::new(NotFoundHtml.render()?)
-            .with_status(StatusCode::NOT_FOUND)
-            .into_response(),
-        StatusCode::SERVICE_UNAVAILABLE => {
-            eprintln!("cot: database: {error}");
-            workload::DB_UNAVAILABLE_MESSAGE
-                .with_status(StatusCode::SERVICE_UNAVAILABLE)
-                .into_response()
-        }
-        status => {
-            eprintln!("cot: {status}: {error}");
-            format!("{status}\n").with_status(status).into_response()
-        }
-    }
-}
-
 // The templates (templates/askama/, found through askama.toml) render the shared view data;
 // `Deref` lets `{{ title }}` (askama: `self.title`) reach the view's fields.
 
@@ -157,10 +209,6 @@ struct PostHtml(PostPage);
 #[derive(Template)]
 #[template(path = "tag.html")]
 struct TagHtml(TagPage);
-
-#[derive(Template)]
-#[template(path = "not_found.html")]
-struct NotFoundHtml;
 
 macro_rules! deref_to_view {
     ($($template:ident => $view:ty),*) => {$(

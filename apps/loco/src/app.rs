@@ -77,6 +77,7 @@ impl Hooks for App {
         AppRoutes::empty()
             .add_route(controllers::pages::routes())
             .add_route(controllers::cached::routes())
+            .add_route(controllers::comments::routes())
             .add_route(controllers::compute::routes())
     }
 

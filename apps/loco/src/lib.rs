@@ -1,5 +1,5 @@
 //! The blog on Loco 1.2 (axum 0.8), SeaORM 2 (PostgreSQL), Tera 2 and Loco's Redis cache: the
-//! six routes of docs/spec.md §3, written as a Loco app (`app.rs`: the `Hooks`; `controllers/`,
+//! seven routes of docs/spec.md §3, written as a Loco app (`app.rs`: the `Hooks`; `controllers/`,
 //! `models/`, `views.rs`, `initializers/`; `config/production.yaml`).
 //!
 //! Run it with `make up APP=loco` (services, data, release build), or by hand:
@@ -8,6 +8,7 @@
 //! cargo run --release -p loco
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
+//! curl -d 'author_name=Ann&body=Hello' 127.0.0.1:8080/posts/<slug>/comments
 //! curl '127.0.0.1:8080/compute?n=20000'
 //! ```
 //!

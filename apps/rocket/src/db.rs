@@ -1,5 +1,5 @@
-//! The database (`Connection<Db>`: one pool connection per request), the pool behind it, and
-//! the queries of each page (docs/spec.md §3: 3/3/4).
+//! The database (`Connection<Db>`: one pool connection per request), the pool behind it, the
+//! queries of each page and the comment's transaction (docs/spec.md §3: 3/3/4, and 4).
 
 use crate::rows;
 use rocket::figment::Figment;
@@ -11,6 +11,7 @@ use shared_sql as sql;
 use std::ops::Deref;
 use std::time::Duration;
 use templates::views::{self, HomePage, PostPage, TagPage};
+use workload::comment::NewComment;
 
 /// The blog's database, configured under `databases.blog`.
 #[derive(Database)]
@@ -144,4 +145,31 @@ pub async fn tag_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Optio
         .fetch_one(&mut *conn)
         .await?;
     Ok(Some(views::tag(tag, count, posts, tags)))
+}
+
+/// A comment on the post `slug` (docs/spec.md §3.9): 4 statements in one transaction
+/// (`BEGIN`, `POST_ID_BY_SLUG`, `INSERT_COMMENT`, `COMMIT`); `false`, after a rollback, when
+/// no post has `slug`. `shared_sql::pages::add_comment`, in Rocket's sqlx 0.7.
+pub async fn add_comment(
+    conn: &mut PgConnection,
+    slug: &str,
+    comment: &NewComment,
+) -> sqlx::Result<bool> {
+    let mut tx = conn.begin().await?;
+    let Some(post_id): Option<i32> = sqlx::query_scalar(sql::POST_ID_BY_SLUG)
+        .bind(slug)
+        .fetch_optional(&mut *tx)
+        .await?
+    else {
+        tx.rollback().await?;
+        return Ok(false);
+    };
+    sqlx::query(sql::INSERT_COMMENT)
+        .bind(post_id)
+        .bind(&comment.author_name)
+        .bind(&comment.body)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }

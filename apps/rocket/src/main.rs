@@ -1,5 +1,5 @@
 //! The blog on Rocket 0.5, rocket_db_pools (sqlx, PostgreSQL), rocket_dyn_templates (Tera)
-//! and redis: the six routes of docs/spec.md §3.
+//! and redis: the seven routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rocket` (services, data, release build), or by hand:
 //!
@@ -8,6 +8,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d 'author_name=Ann&body=Hi' 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment every app reads (`workload::Config`): `DATABASE_URL`,
@@ -25,6 +26,7 @@ use db::Db;
 use mimalloc::MiMalloc;
 use page_cache::PageCache;
 use rocket::config::LogLevel;
+use rocket::data::{Limits, ToByteUnit};
 use rocket::figment::Figment;
 use rocket::{Build, Rocket};
 use rocket_db_pools::Database;
@@ -33,6 +35,7 @@ use std::error::Error;
 use std::net::ToSocketAddrs;
 use std::process::ExitCode;
 use workload::Config;
+use workload::comment::FORM_LIMIT;
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -64,8 +67,8 @@ fn run() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Rocket's settings from `config`, the database, the templates, the page cache, the six
-/// routes and the three catchers.
+/// Rocket's settings from `config`, the database, the templates, the page cache, the seven
+/// routes and the four catchers.
 fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
     let bind = config
         .bind
@@ -80,6 +83,11 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
         // Errors and warnings only: nothing per request.
         .merge((rocket::Config::LOG_LEVEL, LogLevel::Critical))
         .merge((rocket::Config::CLI_COLORS, false))
+        // The comment form's limit (docs/spec.md §3.9), which `CommentForm` reads.
+        .merge((
+            rocket::Config::LIMITS,
+            Limits::default().limit("form", FORM_LIMIT.bytes()),
+        ))
         .merge(("template_dir", TEMPLATE_DIR))
         .merge((
             "databases.blog",
@@ -115,6 +123,7 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
                 routes::cached_home,
                 routes::cached_post,
                 routes::compute,
+                routes::comment,
             ],
         )
         .register(
@@ -122,7 +131,8 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
             catchers![
                 routes::not_found,
                 routes::not_a_slug,
-                routes::database_unavailable
+                routes::database_unavailable,
+                routes::internal_error
             ],
         ))
 }

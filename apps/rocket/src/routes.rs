@@ -1,17 +1,23 @@
-//! The six routes, in the order of docs/spec.md §3, the `<slug>` parameter guard, the
-//! catchers, and the error → status mapping.
+//! The seven routes, in the order of docs/spec.md §3, the `<slug>` parameter guard, the
+//! comment form's data guard, the catchers, and the error → response mapping.
 
 use crate::db::{self, Db};
 use page_cache::PageCache;
+use rocket::data::{self, Data, FromData, Limits};
 use rocket::http::Status;
+use rocket::http::impl_from_uri_param_identity;
 use rocket::http::uri::Origin;
+use rocket::http::uri::fmt::{Formatter, Path, UriDisplay};
+use rocket::outcome::Outcome;
 use rocket::request::{self, FromParam, FromRequest, Request};
-use rocket::response::{self, Responder, content::RawHtml, status};
+use rocket::response::{self, Redirect, Responder, content::RawHtml, status};
 use rocket::serde::Serialize;
 use rocket::{Orbit, Rocket, State};
 use rocket_db_pools::Connection;
 use rocket_db_pools::sqlx::{self, PgConnection};
 use rocket_dyn_templates::{Template, context};
+use std::fmt;
+use workload::comment::{FormError, NewComment};
 
 #[get("/")]
 pub async fn home(mut db: Connection<Db>) -> Result<Template, Error> {
@@ -80,6 +86,29 @@ pub fn compute(origin: &Origin<'_>) -> Result<String, status::BadRequest<&'stati
         .map_err(status::BadRequest)
 }
 
+/// Stores a comment and sends the reader to the post (docs/spec.md §3.9). Rocket runs the
+/// data guard after `Slug`, so a segment that is not a slug gets the 404 page before the form
+/// is looked at; `&Db`, as for `post`, so no connection is taken for a refused form. No
+/// `tokio::spawn`: Rocket already runs each request in a task of its own, which a client that
+/// goes away does not cancel (`hyper_service_fn`, rocket 0.5.2 src/server.rs), so the write and
+/// the `DEL` finish once the transaction has begun.
+#[post("/posts/<slug>/comments", data = "<form>")]
+pub async fn comment(
+    db: &Db,
+    cache: &State<PageCache>,
+    slug: Slug<'_>,
+    form: Result<CommentForm, FormError>,
+) -> Result<Option<Redirect>, Error> {
+    let CommentForm(comment) = form?;
+    if !db::add_comment(&mut *db.acquire().await?, slug.0, &comment).await? {
+        return Ok(None);
+    }
+    cache
+        .invalidate(&page_cache::keys_a_comment_changes(slug.0))
+        .await;
+    Ok(Some(Redirect::to(uri!(post(slug)))))
+}
+
 /// A `<slug>` segment (percent-decoded by Rocket, bytes that are not UTF-8 as U+FFFD) that is
 /// a slug (docs/spec.md §3.1). Any other segment fails the guard, and the route forwards
 /// before its handler runs: no connection, query or Redis lookup.
@@ -93,6 +122,47 @@ impl<'r> FromParam<'r> for Slug<'r> {
             Ok(Slug(param))
         } else {
             Err(param)
+        }
+    }
+}
+
+/// How `uri!` writes a `Slug`, for the comment's redirect `uri!(post(slug))`: by hand, as
+/// `#[derive(UriDisplayPath)]` would, since the derive's code borrows the `&str` field again
+/// (clippy's `needless_borrows_for_generic_args`, on code the app cannot annotate).
+impl UriDisplay<Path> for Slug<'_> {
+    fn fmt(&self, f: &mut Formatter<'_, Path>) -> fmt::Result {
+        f.write_value(self.0)
+    }
+}
+
+impl_from_uri_param_identity!([Path] ('a) Slug<'a>);
+
+/// A comment form, read by the rule every app shares (`workload::comment`; Rocket's `Form`
+/// decodes by its own rules and refuses in its own words): the `Content-Type` first (415,
+/// the body unread), then the body up to Rocket's `form` limit (`FORM_LIMIT`, set in `main`;
+/// a longer one is 413), then the fields (400).
+pub struct CommentForm(NewComment);
+
+#[rocket::async_trait]
+impl<'r> FromData<'r> for CommentForm {
+    type Error = FormError;
+
+    async fn from_data(req: &'r Request<'_>, data: Data<'r>) -> data::Outcome<'r, Self> {
+        let content_type = req.headers().get_one("Content-Type").map(str::as_bytes);
+        let form = if !workload::comment::is_form(content_type) {
+            Err(FormError::NotAForm)
+        } else {
+            let limit = req.limits().get("form").unwrap_or(Limits::FORM);
+            match data.open(limit).into_bytes().await {
+                Ok(body) if body.is_complete() => NewComment::from_form_body(&body),
+                Ok(_) => Err(FormError::TooLarge),
+                // The client stopped sending: 400, as in Go.
+                Err(_) => Err(FormError::Malformed),
+            }
+        };
+        match form {
+            Ok(comment) => Outcome::Success(CommentForm(comment)),
+            Err(refusal) => Outcome::Error((Status::new(refusal.status()), refusal)),
         }
     }
 }
@@ -114,6 +184,12 @@ pub fn not_a_slug() -> status::NotFound<Template> {
 #[catch(503)]
 pub fn database_unavailable() -> &'static str {
     workload::DB_UNAVAILABLE_MESSAGE
+}
+
+/// [`Error::Template`]: our bug, answered as docs/spec.md §3.8 says.
+#[catch(500)]
+pub fn internal_error() -> &'static str {
+    "internal server error\n"
 }
 
 /// A page from Redis or, on a miss, freshly rendered; `None` is an unknown slug (404).
@@ -158,28 +234,32 @@ impl Pages<'_> {
     }
 }
 
-/// Why a page could not be served; the catcher of its status writes the body.
+/// Why a request was not answered as asked.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Database(sqlx::Error),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
     /// rocket_dyn_templates has logged the cause.
+    #[error("template failed")]
     Template,
+    #[error(transparent)]
+    Form(#[from] FormError),
 }
 
-impl From<sqlx::Error> for Error {
-    fn from(err: sqlx::Error) -> Self {
-        Error::Database(err)
-    }
-}
-
-/// A database failure is a 503 the client can retry; a template failure is our bug.
+/// A database failure is a 503 the client can retry, a template failure our bug: the catcher
+/// of the status writes the body. A refused form carries its own message, answered here so
+/// that no catcher (Rocket's default 400/413/415 pages) replaces it.
 impl<'r> Responder<'r, 'static> for Error {
-    fn respond_to(self, _: &'r Request<'_>) -> response::Result<'static> {
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
         match self {
-            Error::Database(err) => {
-                eprintln!("rocket: database: {err}");
+            Error::Database(_) => {
+                eprintln!("rocket: {self}");
                 Err(Status::ServiceUnavailable)
             }
             Error::Template => Err(Status::InternalServerError),
+            Error::Form(refusal) => {
+                status::Custom(Status::new(refusal.status()), refusal.message()).respond_to(req)
+            }
         }
     }
 }

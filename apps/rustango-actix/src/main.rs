@@ -1,5 +1,5 @@
 //! The blog on actix-web 4 with the Rustango ORM, Rustango's Redis cache and Tera: the
-//! six routes of docs/spec.md §3.
+//! seven routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rustango-actix` (services, data, release build), or by hand:
 //!
@@ -8,6 +8,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/cached/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d author_name=Ann -d body=Hello 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
@@ -30,6 +31,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use tera::Tera;
+use workload::comment::FORM_LIMIT;
 use workload::{Config, PingOnAcquire};
 
 #[global_allocator]
@@ -113,6 +115,11 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             .route("/cached/", web::get().to(routes::cached_home))
             .route("/cached/posts/{slug}", web::get().to(routes::cached_post))
             .route("/compute", web::get().to(routes::compute))
+            .service(
+                web::resource("/posts/{slug}/comments")
+                    .app_data(web::PayloadConfig::new(FORM_LIMIT))
+                    .route(web::post().to(routes::add_comment)),
+            )
             .default_service(web::to(routes::not_found))
     })
     .workers(workers)

@@ -1,5 +1,5 @@
-//! The six routes, in the order of docs/spec.md §3, the `{slug}` extractor, and the error →
-//! response mapping.
+//! The seven routes, in the order of docs/spec.md §3, the `{slug}` and comment form
+//! extractors, and the error → response mapping.
 
 use crate::AppState;
 use crate::db::DbConn;
@@ -7,15 +7,16 @@ use actix_web::body::MessageBody;
 use actix_web::dev::Payload;
 use actix_web::error::InternalError;
 use actix_web::http::StatusCode;
-use actix_web::http::header::ContentType;
+use actix_web::http::header::{self, ContentType};
 use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
 use rustango::cache::Cache as _;
 use rustango::sql::{ExecError, PoolConn};
 use rustango_models::pages;
 use serde::Serialize;
-use std::fmt;
-use std::future::{Ready, ready};
+use std::future::{Future, Ready, ready};
+use std::pin::Pin;
 use templates::views::{HomePage, PostPage, TagPage};
+use workload::comment::{FormError, NewComment};
 
 type Page = Result<HttpResponse, AppError>;
 
@@ -38,15 +39,14 @@ pub async fn tag(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn):
 }
 
 pub async fn cached_home(state: web::Data<AppState>) -> Page {
-    cached(&state, "page:/".to_owned(), async |conn| {
+    cached(&state, page_cache::HOME_KEY.to_owned(), async |conn| {
         home_html(&state, conn).await.map(Some)
     })
     .await
 }
 
 pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
-    let key = format!("page:/posts/{slug}");
-    cached(&state, key, async |conn| {
+    cached(&state, page_cache::post_key(&slug), async |conn| {
         post_html(&state, conn, &slug).await
     })
     .await
@@ -58,6 +58,23 @@ pub async fn compute(request: HttpRequest) -> HttpResponse {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),
         Err(message) => plain_text(StatusCode::BAD_REQUEST, message),
     }
+}
+
+/// Stores a comment (docs/spec.md §3.9) and sends the client back to the post. The write and
+/// the purge run in a task of their own, so a client that goes away cannot cancel them after
+/// `BEGIN`: a committed comment never leaves its pages cached.
+pub async fn add_comment(
+    state: web::Data<AppState>,
+    Slug(slug): Slug,
+    CommentForm(comment): CommentForm,
+) -> Page {
+    let task = actix_web::rt::spawn(store_comment(state.clone(), slug.clone(), comment));
+    if !task.await.expect("the comment task does not panic")? {
+        return Ok(not_found_response(&state));
+    }
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, format!("/posts/{slug}")))
+        .finish())
 }
 
 pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
@@ -87,6 +104,36 @@ impl FromRequest for Slug {
                 let page = not_found_response(state);
                 Err(InternalError::from_response("not a slug", page).into())
             }
+        })
+    }
+}
+
+/// A valid comment form (docs/spec.md §3.9), checked by the rule every app shares: the media
+/// type before the body is read, then the body, which `web::Bytes` (its `PayloadConfig` set to
+/// `FORM_LIMIT` on the resource) stops at the limit. Anything else is answered with its
+/// `FormError`.
+pub struct CommentForm(pub NewComment);
+
+impl FromRequest for CommentForm {
+    type Error = AppError;
+    // An async extractor's future is boxed (as `FromRequest`'s documentation shows).
+    type Future = Pin<Box<dyn Future<Output = Result<Self, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let content_type = req.headers().get(header::CONTENT_TYPE);
+        if !workload::comment::is_form(content_type.map(|value| value.as_bytes())) {
+            return Box::pin(ready(Err(FormError::NotAForm.into())));
+        }
+        let read = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let body = read
+                .await
+                .map_err(|err| match err.as_response_error().status_code() {
+                    StatusCode::PAYLOAD_TOO_LARGE => FormError::TooLarge,
+                    // The client stopped sending: a 400, as in Go.
+                    _ => FormError::Malformed,
+                })?;
+            Ok(CommentForm(NewComment::from_form_body(&body)?))
         })
     }
 }
@@ -130,6 +177,28 @@ async fn cached(
     Ok(html(page))
 }
 
+/// Stores `comment` on the post `slug`, then deletes the cached pages it changes; `false` when
+/// no post has `slug`. A Redis error is logged, not returned: the comment is committed.
+async fn store_comment(
+    state: web::Data<AppState>,
+    slug: String,
+    comment: NewComment,
+) -> Result<bool, ExecError> {
+    let mut conn = state.pool.acquire().await?;
+    if !pages::add_comment(&mut conn, &slug, comment.author_name, comment.body).await? {
+        return Ok(false);
+    }
+    // Back to the pool before the Redis round trips.
+    drop(conn);
+    let keys = page_cache::keys_a_comment_changes(&slug);
+    let deleted = state
+        .cache
+        .delete_many(&keys.each_ref().map(String::as_str))
+        .await;
+    state.note_redis(deleted.as_ref().err());
+    Ok(true)
+}
+
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
         .tera
@@ -155,49 +224,38 @@ fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpRespo
         .body(body)
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    Database(ExecError),
-    Template(tera::Error),
+    #[error("database: {0}")]
+    Database(#[from] ExecError),
+    // Debug shows the template error's whole chain.
+    #[error("template: {0:?}")]
+    Template(#[from] tera::Error),
+    #[error(transparent)]
+    Form(#[from] FormError),
 }
 
-impl From<ExecError> for AppError {
-    fn from(err: ExecError) -> Self {
-        AppError::Database(err)
-    }
-}
-
-impl From<tera::Error> for AppError {
-    fn from(err: tera::Error) -> Self {
-        AppError::Template(err)
-    }
-}
-
-impl fmt::Display for AppError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AppError::Database(err) => write!(f, "database: {err}"),
-            // Debug shows the template error's whole chain.
-            AppError::Template(err) => write!(f, "template: {err:?}"),
-        }
-    }
-}
-
-/// A database failure is a 503 the client can retry; a template failure is our bug.
+/// A database failure is a 503 the client can retry; a template failure is our bug; a
+/// refused comment gets the rule's answer.
 impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
         match self {
             AppError::Database(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Template(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Form(err) => StatusCode::from_u16(err.status()).expect("a 4xx status"),
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        eprintln!("rustango-actix: {self}");
         let body = match self {
             AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
-            AppError::Template(_) => "template error\n",
+            AppError::Template(_) => "internal server error\n",
+            AppError::Form(err) => err.message(),
         };
+        // A refused comment is the client's mistake, not worth a log line.
+        if !matches!(self, AppError::Form(_)) {
+            eprintln!("rustango-actix: {self}");
+        }
         plain_text(self.status_code(), body)
     }
 }

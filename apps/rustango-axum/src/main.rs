@@ -1,5 +1,5 @@
 //! The blog on axum 0.8 with the Rustango ORM, Rustango's page cache on Redis, and Tera:
-//! the six routes of docs/spec.md §3.
+//! the seven routes of docs/spec.md §3.
 //!
 //! Run it with `make up APP=rustango-axum` (services, data, release build), or by hand:
 //!
@@ -8,6 +8,7 @@
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/cached/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'
+//! curl -d author_name=Ann -d body=Hello 127.0.0.1:8080/posts/<slug>/comments
 //! ```
 //!
 //! Settings come from the environment (`workload::Config`): `DATABASE_URL`, `REDIS_URL`,
@@ -17,17 +18,21 @@ mod db;
 mod routes;
 
 use axum::body::Bytes;
-use axum::{Router, middleware, routing::get};
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::{Router, middleware};
 use mimalloc::MiMalloc;
-use rustango::cache::BoxedCache;
+use rustango::cache::{BoxedCache, CacheError};
 use rustango::cache_page::CachePageLayer;
 use rustango::sql::Pool;
 use rustango_models::LazyRedisCache;
 use sqlx::Connection;
 use sqlx::postgres::PgPoolOptions;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::{process::ExitCode, sync::Arc, time::Duration};
 use tera::Tera;
 use workload::Config;
+use workload::comment::FORM_LIMIT;
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -40,9 +45,33 @@ const PAGE_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 #[derive(Clone)]
 pub struct AppState {
     pub pool: Pool,
+    /// The cached routes' layer: a comment purges its pages through it.
+    pub page_cache: CachePageLayer,
     pub tera: Arc<Tera>,
     /// The 404 page, rendered once; `Bytes` so each 404 shares it instead of copying.
     pub not_found: Bytes,
+    /// Whether the last purge failed, so a Redis outage is logged once (the layer itself
+    /// treats a Redis error as a miss and logs nothing).
+    redis_failing: Arc<AtomicBool>,
+}
+
+impl AppState {
+    /// Logs when Redis starts failing and when it answers again.
+    pub fn note_redis(&self, error: Option<&CacheError>) {
+        match error {
+            None if self.redis_failing.load(Ordering::Relaxed)
+                && self.redis_failing.swap(false, Ordering::Relaxed) =>
+            {
+                eprintln!("rustango-axum: redis is back: caching pages again");
+            }
+            Some(err) if !self.redis_failing.swap(true, Ordering::Relaxed) => {
+                eprintln!(
+                    "rustango-axum: redis unavailable, serving cached routes from the database: {err}"
+                );
+            }
+            _ => {}
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -89,18 +118,21 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .connect_lazy(&config.database_url)?;
     // Rustango's Redis cache (one multiplexed connection), connected on first use.
     let cache: BoxedCache = Arc::new(LazyRedisCache::new(config.redis_url.as_str()));
-    let tera = templates::tera()?;
-    let state = AppState {
-        pool: Pool::from(pool),
-        not_found: Bytes::from(templates::not_found_page(&tera)?),
-        tera: Arc::new(tera),
-    };
-
     // The cached pages are the uncached handlers behind Rustango's whole-page cache. Its
-    // keys start with `page:` (the prefix), so the harness's `page:*` sweep clears them.
+    // keys start with `page:` (the prefix), so the harness's `page:*` sweep clears them. It
+    // wraps the two cached routes only, so the comment route never goes through it.
     let page_cache = CachePageLayer::new(cache)
         .key_prefix("page:")
         .timeout(PAGE_TTL);
+    let tera = templates::tera()?;
+    let state = AppState {
+        pool: Pool::from(pool),
+        page_cache: page_cache.clone(),
+        not_found: Bytes::from(templates::not_found_page(&tera)?),
+        tera: Arc::new(tera),
+        redis_failing: Arc::default(),
+    };
+
     // The last layer runs first: a segment that is not a slug gets the 404 page before the
     // cache looks it up in Redis.
     let require_slug = middleware::from_fn_with_state(state.clone(), routes::require_slug);
@@ -114,6 +146,10 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .route("/cached/", get(routes::home).layer(page_cache))
         .route("/cached/posts/{slug}", cached_post)
         .route("/compute", get(routes::compute))
+        .route(
+            "/posts/{slug}/comments",
+            post(routes::add_comment).layer(DefaultBodyLimit::max(FORM_LIMIT)),
+        )
         .fallback(routes::not_found)
         .with_state(state);
 

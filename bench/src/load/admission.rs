@@ -27,8 +27,10 @@ pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> O
     let non_200: BTreeMap<String, u64> = load
         .status_codes
         .iter()
-        .filter(|(code, _)| {
-            !matches!(code.as_str(), "200" | "2xx/3xx") && !(expected.writes && *code == "303")
+        .filter(|(code, _)| match code.as_str() {
+            "200" | "2xx/3xx" => false,
+            "303" => !expected.writes,
+            _ => true,
         })
         .map(|(code, n)| (code.clone(), *n))
         .collect();

@@ -1,9 +1,11 @@
-//! The cached pages: Loco's cache (`ctx.cache`) on Redis, key `page:<uncached path>`, value
-//! the raw HTML. The cache's driver-level `get`/`insert` store the string as it is (its
-//! typed `get::<T>`/`insert` would JSON-encode it). A Redis error is a miss.
+//! The cached pages: Loco's cache (`ctx.cache`) on Redis, key `page:<uncached path>`
+//! (`page_cache::HOME_KEY`, `page_cache::post_key`), value the raw HTML. The cache's
+//! driver-level `get`/`insert` store the string as it is (its typed `get::<T>`/`insert` would
+//! JSON-encode it). A Redis error is a miss. A comment deletes the pages it changes.
 
-use super::{Page, PageError, Slug, not_found};
+use super::{AppError, Page, Slug, not_found};
 use crate::controllers::pages;
+use loco_rs::cache::Cache;
 use loco_rs::prelude::*;
 use templates::views::PostPage;
 
@@ -16,9 +18,9 @@ pub fn routes() -> Routes {
 }
 
 pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppContext>) -> Page {
-    cached(&v, &ctx, "page:/", async {
+    cached(&v, &ctx, page_cache::HOME_KEY, async {
         let page = pages::home_page(&ctx.db).await?;
-        Ok::<_, PageError>(Some(v.render(templates::HOME, page)?))
+        Ok::<_, AppError>(Some(v.render(templates::HOME, page)?))
     })
     .await
 }
@@ -28,12 +30,12 @@ pub async fn post(
     State(ctx): State<AppContext>,
     Slug(slug): Slug,
 ) -> Page {
-    let key = format!("page:/posts/{slug}");
+    let key = page_cache::post_key(&slug);
     cached(&v, &ctx, &key, async {
         let page: Option<PostPage> = pages::post_page(&ctx.db, &slug).await?;
         page.map(|page| v.render(templates::POST, page))
             .transpose()
-            .map_err(PageError::from)
+            .map_err(AppError::from)
     })
     .await
 }
@@ -44,7 +46,7 @@ async fn cached(
     v: &TeraView,
     ctx: &AppContext,
     key: &str,
-    render: impl Future<Output = Result<Option<String>, PageError>>,
+    render: impl Future<Output = Result<Option<String>, AppError>>,
 ) -> Page {
     match ctx.cache.driver.get(key).await {
         Ok(Some(page)) => return Ok(format::html(&page)?),
@@ -58,4 +60,16 @@ async fn cached(
         tracing::warn!(%err, key, "cache insert");
     }
     Ok(format::html(&page)?)
+}
+
+/// Deletes the pages a committed comment on `slug` changes (`page_cache::
+/// keys_a_comment_changes`: the post's, the home page). Loco's cache removes one key per call
+/// (`CacheDriver::remove`), so these are two `DEL`s, sent together. A Redis error is logged,
+/// not answered: the comment is stored.
+pub async fn invalidate_after_comment(cache: &Cache, slug: &str) {
+    let [post, home] = page_cache::keys_a_comment_changes(slug);
+    let (post, home) = tokio::join!(cache.remove(&post), cache.remove(&home));
+    if let Err(err) = post.and(home) {
+        tracing::warn!(%err, slug, "cache remove");
+    }
 }

@@ -1,7 +1,8 @@
-//! The controllers (the six routes of docs/spec.md §3), the `{slug}` extractor and the one
+//! The controllers (the seven routes of docs/spec.md §3), the `{slug}` extractor and the one
 //! error → response mapping.
 
 pub mod cached;
+pub mod comments;
 pub mod compute;
 pub mod pages;
 
@@ -9,46 +10,41 @@ use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use loco_rs::prelude::*;
+use workload::comment::FormError;
 
-/// What a page handler returns.
-pub type Page = std::result::Result<Response, PageError>;
+/// What a handler returns.
+pub type Page = std::result::Result<Response, AppError>;
 
-/// Why a page could not be served. Loco's own `Error` answers with JSON; docs/spec.md §3.8
-/// wants the plain-text 503 every app sends while PostgreSQL is unavailable.
-#[derive(Debug)]
-pub enum PageError {
-    Database(DbErr),
+/// Why a request was not served. Loco's own `Error` answers with JSON; docs/spec.md §3.8
+/// wants plain text: a refused comment's message, or the 503 every app sends while
+/// PostgreSQL is unavailable.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Form(#[from] FormError),
+    #[error("database: {0}")]
+    Database(#[from] DbErr),
     /// Rendering (Tera) or building the response: our bug.
-    Render(Error),
+    #[error("render: {0:?}")]
+    Render(#[from] Error),
 }
 
-impl From<DbErr> for PageError {
-    fn from(err: DbErr) -> Self {
-        Self::Database(err)
-    }
-}
-
-impl From<Error> for PageError {
-    fn from(err: Error) -> Self {
-        Self::Render(err)
-    }
-}
-
-impl IntoResponse for PageError {
+impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let (status, body) = match self {
-            Self::Database(err) => {
-                tracing::error!(%err, "database");
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    workload::DB_UNAVAILABLE_MESSAGE,
-                )
-            }
-            Self::Render(err) => {
-                tracing::error!(?err, "render");
-                (StatusCode::INTERNAL_SERVER_ERROR, "template error\n")
-            }
+        let (status, body) = match &self {
+            Self::Form(refused) => (
+                StatusCode::from_u16(refused.status()).expect("a FormError status is valid"),
+                refused.message(),
+            ),
+            Self::Database(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                workload::DB_UNAVAILABLE_MESSAGE,
+            ),
+            Self::Render(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal server error\n"),
         };
+        if status.is_server_error() {
+            tracing::error!("{self}");
+        }
         format::render()
             .status(status)
             .text(body)

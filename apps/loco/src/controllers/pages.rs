@@ -1,6 +1,6 @@
 //! The pages, rendered from the database on every request.
 
-use super::{Page, PageError, Slug, not_found};
+use super::{AppError, Page, Slug, not_found};
 use crate::models::{comments, posts, tags};
 use crate::views;
 use loco_rs::prelude::*;
@@ -52,7 +52,7 @@ pub async fn tag(
 }
 
 /// Home: 3 statements.
-pub async fn home_page(db: &DatabaseConnection) -> Result<HomePage, PageError> {
+pub async fn home_page(db: &DatabaseConnection) -> Result<HomePage, AppError> {
     let posts = posts::Entity::latest(db).await?;
     let ids: Vec<i32> = posts.iter().map(|p| p.id).collect();
     let links = tags::Entity::of_posts(db, &ids).await?;
@@ -61,7 +61,7 @@ pub async fn home_page(db: &DatabaseConnection) -> Result<HomePage, PageError> {
 }
 
 /// A post: 3 statements, or 1 for an unknown slug (`None`).
-pub async fn post_page(db: &DatabaseConnection, slug: &str) -> Result<Option<PostPage>, PageError> {
+pub async fn post_page(db: &DatabaseConnection, slug: &str) -> Result<Option<PostPage>, AppError> {
     let Some(post) = posts::Entity::find_by_slug_with_author(db, slug).await? else {
         return Ok(None);
     };

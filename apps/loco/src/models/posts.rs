@@ -66,4 +66,15 @@ impl Entity {
             .one(db)
             .await
     }
+
+    /// A post's id by its slug (comment route, inside its transaction: any connection).
+    pub async fn id_by_slug(db: &impl ConnectionTrait, slug: &str) -> Result<Option<i32>, DbErr> {
+        Self::find()
+            .select_only()
+            .column(Column::Id)
+            .filter(Column::Slug.eq(slug))
+            .into_tuple()
+            .one(db)
+            .await
+    }
 }
