@@ -1,8 +1,10 @@
 //! Admission that can fail: `blogbench bench --quick` against apps made to misbehave under
-//! load (`blogbench misbehaving-app`: the Go reference's pages served byte for byte, so the
-//! parity gate passes, then 500s, short bodies, or connections left unaccepted once the load
-//! starts). Each of their runs must be invalid for the right reason, the report must list
-//! it, and the command must exit non-zero. Real services, real load (oha), loopback only.
+//! load (`blogbench misbehaving-app`: every request passed on to a Go reference and its
+//! answer sent back byte for byte, so the parity gate passes, then 500s, short bodies,
+//! connections left unaccepted, or cached pages never invalidated once the load starts).
+//! Each of their runs must be invalid for the right reason, the report must list it, and the
+//! command must exit non-zero. Real services, real load (oha and the harness's client),
+//! loopback only.
 
 mod common;
 
@@ -10,10 +12,10 @@ use bench::results::Batch;
 use bench::stack::apps::{self, EXTRA_APPS_VAR};
 use bench::stack::server::RunningApp;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `name`'s folder with a manifest that starts `blogbench misbehaving-app --mode <mode>`.
-fn misbehaving_app(root: &Path, mode: &str, pages_from: &str) -> std::path::PathBuf {
+fn misbehaving_app(root: &Path, mode: &str, pages_from: &str) -> PathBuf {
     let dir = root.join(mode);
     std::fs::create_dir_all(&dir).unwrap();
     let manifest = format!(
@@ -38,6 +40,39 @@ cache = "none"
     dir
 }
 
+/// Runs `blogbench bench --quick --apps names --routes routes` with the apps of `dirs`, into
+/// `results`; the command must fail. The batch, its folder and the command's output.
+fn failing_batch(
+    names: &str,
+    routes: &str,
+    dirs: &[PathBuf],
+    results: &Path,
+) -> (Batch, PathBuf, String) {
+    let extra: OsString = std::env::join_paths(dirs).unwrap();
+    let output = common::blogbench(
+        &[
+            "bench",
+            "--quick",
+            "--apps",
+            names,
+            "--routes",
+            routes,
+            "--results",
+            results.to_str().unwrap(),
+        ],
+        &[(EXTRA_APPS_VAR, extra.as_os_str())],
+    );
+    let text = common::text(&output);
+    assert!(!output.status.success(), "bench must fail:\n{text}");
+    let dir = std::fs::read_dir(results)
+        .unwrap()
+        .next()
+        .expect("a batch folder")
+        .unwrap()
+        .path();
+    (Batch::load(&dir.join("results.json")).unwrap(), dir, text)
+}
+
 #[test]
 fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
     // The misbehaving apps pass requests on to this Go reference: a full pool from the start,
@@ -54,33 +89,9 @@ fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
         .iter()
         .map(|(mode, _)| misbehaving_app(root.path(), mode, &go.base_url))
         .collect();
-    let extra: OsString = std::env::join_paths(&dirs).unwrap();
     let names = modes.map(|(mode, _)| mode).join(",");
-    let results_dir = results.path().to_str().unwrap();
-    let output = common::blogbench(
-        &[
-            "bench",
-            "--quick",
-            "--apps",
-            &names,
-            "--routes",
-            "home",
-            "--results",
-            results_dir,
-        ],
-        &[(EXTRA_APPS_VAR, extra.as_os_str())],
-    );
+    let (batch, dir, text) = failing_batch(&names, "home", &dirs, results.path());
     go.stop();
-    let text = common::text(&output);
-    assert!(!output.status.success(), "bench must fail:\n{text}");
-
-    let dir = std::fs::read_dir(results.path())
-        .unwrap()
-        .next()
-        .expect("a batch folder")
-        .unwrap()
-        .path();
-    let batch = Batch::load(&dir.join("results.json")).unwrap();
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     for (mode, reason) in modes {
         let app = batch.apps.iter().find(|a| a.name == mode).unwrap();
@@ -122,30 +133,9 @@ fn a_cache_never_invalidated_fails_the_stale_read_check() {
     let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[("POOL_MIN", "16")]).unwrap();
     let root = tempfile::tempdir().unwrap();
     let results = tempfile::tempdir().unwrap();
-    let dir = misbehaving_app(root.path(), "stale-cache", &go.base_url);
-    let output = common::blogbench(
-        &[
-            "bench",
-            "--quick",
-            "--apps",
-            "stale-cache",
-            "--routes",
-            "mixed",
-            "--results",
-            results.path().to_str().unwrap(),
-        ],
-        &[(EXTRA_APPS_VAR, dir.as_os_str())],
-    );
+    let app_dir = misbehaving_app(root.path(), "stale-cache", &go.base_url);
+    let (batch, dir, _) = failing_batch("stale-cache", "mixed", &[app_dir], results.path());
     go.stop();
-    let text = common::text(&output);
-    assert!(!output.status.success(), "bench must fail:\n{text}");
-    let dir = std::fs::read_dir(results.path())
-        .unwrap()
-        .next()
-        .expect("a batch folder")
-        .unwrap()
-        .path();
-    let batch = Batch::load(&dir.join("results.json")).unwrap();
     let app = &batch.apps[0];
     assert_eq!(app.parity.as_ref().map(|p| p.mismatches), Some(0));
     let run = &app.routes[0].runs[0];

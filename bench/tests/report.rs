@@ -566,7 +566,7 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         .iter()
         .find(|row| row[0] == "cot")
         .expect("cot's settings row");
-    assert_eq!(cot[1..4], ["10/4", "never / no", "5/3/4"]);
+    assert_eq!(cot[1..4], ["10/4", "never / no", "5/3/4/4"]);
     assert_eq!(cot[6], "WORKERS=4");
     assert_eq!(settings[0][6], r"POOL\_MAX=16 WORKERS=4");
 }

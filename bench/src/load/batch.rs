@@ -6,8 +6,8 @@
 use super::admission::{Expected, admission};
 use super::ceilings;
 use super::client::{self, Load, Pace, Workload};
-use super::loadgen::Loadgen;
-use super::sampler::{Sampler, measured_window};
+use super::loadgen::{LoadRun, Loadgen};
+use super::sampler::{Sampler, Usage, measured_window};
 use super::setup::{git_commit, machine, tools};
 use crate::parity::{self, Fetched};
 use crate::progress::Progress;
@@ -559,27 +559,8 @@ impl Batcher<'_> {
             expected.body_bytes,
         );
         let usage = sampler.finish();
-        let load = load?;
-        let invalid_reason = admission(&load, expected, usage.connections_min);
-        Ok(Run {
-            index: round,
-            requests: load.requests,
-            requests_per_sec: load.requests_per_sec,
-            latency_ms: load.latency_ms,
-            status_codes: load.status_codes,
-            errors: load.errors,
-            connections: usage.connections_min,
-            body_bytes: load.body_bytes,
-            wrong_length: load.wrong_length,
-            valid: invalid_reason.is_none(),
-            invalid_reason,
-            app_cpu_percent: usage.app_cpu_percent,
-            app_rss_max_mib: usage.app_rss_max_mib,
-            postgres_cpu_percent: usage.postgres_cpu_percent,
-            redis_cpu_percent: usage.redis_cpu_percent,
-            raw_output: format!("{stem}.{}", options.loadgen.extension()),
-            stale_reads: None,
-        })
+        let raw_output = format!("{stem}.{}", options.loadgen.extension());
+        Ok(admitted_run(round, load?, expected, &usage, raw_output))
     }
 
     /// One run of a route that writes (docs/spec.md §5.2), on the harness's own client: the
@@ -624,32 +605,43 @@ impl Batcher<'_> {
         start_over()?;
         let raw_output = format!("{stem}.csv");
         std::fs::write(self.dir.join(&raw_output), client::records_csv(&records))?;
-        let load = client::summarise(&records, &posts);
         let expected = Expected {
             connections: options.connections,
             body_bytes: None,
             writes: true,
         };
-        let invalid_reason = admission(&load, expected, usage.connections_min);
-        Ok(Run {
-            index: round,
-            requests: load.requests,
-            requests_per_sec: load.requests_per_sec,
-            latency_ms: load.latency_ms,
-            status_codes: load.status_codes,
-            errors: load.errors,
-            connections: usage.connections_min,
-            body_bytes: None,
-            wrong_length: load.wrong_length,
-            valid: invalid_reason.is_none(),
-            invalid_reason,
-            app_cpu_percent: usage.app_cpu_percent,
-            app_rss_max_mib: usage.app_rss_max_mib,
-            postgres_cpu_percent: usage.postgres_cpu_percent,
-            redis_cpu_percent: usage.redis_cpu_percent,
-            raw_output,
-            stale_reads: Some(load.stale_reads.len() as u64),
-        })
+        let load = client::summarise(&records, &posts);
+        Ok(admitted_run(round, load, expected, &usage, raw_output))
+    }
+}
+
+/// A run's numbers, with whether it counts (docs/spec.md §5.6) and why not.
+fn admitted_run(
+    round: u32,
+    load: LoadRun,
+    expected: Expected,
+    usage: &Usage,
+    raw_output: String,
+) -> Run {
+    let invalid_reason = admission(&load, expected, usage.connections_min);
+    Run {
+        index: round,
+        requests: load.requests,
+        requests_per_sec: load.requests_per_sec,
+        latency_ms: load.latency_ms,
+        status_codes: load.status_codes,
+        errors: load.errors,
+        connections: usage.connections_min,
+        body_bytes: load.body_bytes,
+        wrong_length: load.wrong_length,
+        valid: invalid_reason.is_none(),
+        invalid_reason,
+        app_cpu_percent: usage.app_cpu_percent,
+        app_rss_max_mib: usage.app_rss_max_mib,
+        postgres_cpu_percent: usage.postgres_cpu_percent,
+        redis_cpu_percent: usage.redis_cpu_percent,
+        raw_output,
+        stale_reads: expected.writes.then_some(load.stale_reads.len() as u64),
     }
 }
 

@@ -594,7 +594,7 @@ fn app_settings(batch: &Batch) -> String {
         "app",
         "pool max/min",
         "ping on acquire / release",
-        "queries home/post/tag",
+        "statements home/post/tag/comment",
         "connection per request",
         "page cache",
         "environment set by the harness",

@@ -24,12 +24,11 @@ const COMMENTS_LOCK_KEY: i64 = 0x626c_6f67_6265_6e63;
 
 /// Waits for, then takes, the [`CommentsLock`].
 pub fn lock_comments() -> Result<CommentsLock> {
-    let url = database_url();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let connection = runtime.block_on(async {
-        let mut conn = seed::db::connect(&url).await?;
+        let mut conn = seed::db::connect(&database_url()).await?;
         sqlx::query("SELECT pg_advisory_lock($1)")
             .bind(COMMENTS_LOCK_KEY)
             .execute(&mut conn)
@@ -45,34 +44,33 @@ pub fn lock_comments() -> Result<CommentsLock> {
 /// Deletes the comments added since the data was loaded and restarts their ids
 /// (`seed reset`, docs/spec.md §2), so a run that writes starts from the seeded data.
 pub fn reset_comments() -> Result<()> {
-    let url = database_url();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(async {
-            let mut conn = seed::db::connect(&url).await?;
-            if !seed::db::reset(&mut conn).await? {
-                bail!(
-                    "the comments table has no id sequence: reload the data with `make services`"
-                );
-            }
-            Ok(())
-        })
+    on_database(async |conn| {
+        if !seed::db::reset(conn).await? {
+            bail!("the comments table has no id sequence: reload the data with `make services`");
+        }
+        Ok(())
+    })
 }
 
 /// The bodies of the comments added since the data was loaded.
 pub fn comments_added() -> Result<Vec<String>> {
-    let url = database_url();
+    on_database(async |conn| {
+        let bodies = sqlx::query_scalar("SELECT body FROM comments WHERE id > $1")
+            .bind(seed::data::COMMENTS as i32)
+            .fetch_all(&mut *conn)
+            .await?;
+        Ok(bodies)
+    })
+}
+
+/// Runs `work` on a new connection to the database, from code that is not async.
+fn on_database<T>(work: impl AsyncFnOnce(&mut sqlx::PgConnection) -> Result<T>) -> Result<T> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
         .block_on(async {
-            let mut conn = seed::db::connect(&url).await?;
-            let bodies = sqlx::query_scalar("SELECT body FROM comments WHERE id > $1")
-                .bind(seed::data::COMMENTS as i32)
-                .fetch_all(&mut conn)
-                .await?;
-            Ok(bodies)
+            let mut conn = seed::db::connect(&database_url()).await?;
+            work(&mut conn).await
         })
 }
 
