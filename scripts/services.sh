@@ -644,10 +644,18 @@ cmd_crash() {
             parse_redis_url
             is_loopback "$REDIS_HOST" || die "redis: refusing to stop a server that is not on loopback ($REDIS_HOST)"
             redis_answers || die "redis: nothing answers on $(hostport "$REDIS_HOST" "$REDIS_PORT"); fix: scripts/services.sh up"
+            local snapshot
+            snapshot="$(redis_cli config get dir | sed -n 2p)/$(redis_cli config get dbfilename | sed -n 2p)"
             # SHUTDOWN closes the connection instead of replying
             redis_cli shutdown nosave >/dev/null 2>&1 || true
             ! redis_answers || die "redis: still answers after SHUTDOWN NOSAVE"
-            say "redis: stopped on $(hostport "$REDIS_HOST" "$REDIS_PORT") (SHUTDOWN NOSAVE); scripts/services.sh up starts it"
+            # A page cache comes back empty: the last snapshot would bring back pages cached
+            # before comments that deleted them (docs/spec.md §3.9). Kept, moved aside.
+            if [[ -f "$snapshot" ]]; then
+                mv -f "$snapshot" "$snapshot.before-crash" ||
+                    die "redis: cannot move its snapshot $snapshot aside; fix: run as root"
+            fi
+            say "redis: stopped on $(hostport "$REDIS_HOST" "$REDIS_PORT") (SHUTDOWN NOSAVE, snapshot moved aside); scripts/services.sh up starts it empty"
             ;;
         *) die "services: crash what? fix: scripts/services.sh crash postgres|redis" ;;
     esac

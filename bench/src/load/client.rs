@@ -317,6 +317,10 @@ impl Client {
             control.in_flight.fetch_add(1, Ordering::SeqCst);
             if control.paused.load(Ordering::SeqCst) {
                 control.in_flight.fetch_sub(1, Ordering::SeqCst);
+                // A pause can outlast the server's keep-alive timeout (actix-web: 5 s), and a
+                // request sent as the server closes the idle connection fails on the wire:
+                // the client starts again on a new connection, as a browser would.
+                sender = None;
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }

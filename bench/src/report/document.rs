@@ -343,7 +343,9 @@ fn how_to_read(batch: &Batch) -> String {
         "**How to read this.** A run counts only if the load generator saw no error, every \
          response was a 200, every body had the expected length (the page the parity gate \
          fetched for that path), and the server held all {connections} connections through the \
-         measured window. Medians and min–max ranges are over the rounds: one {duration} s run \
+         measured window; on `write` and `mixed` (the harness's own client) a stored comment's \
+         303 counts too, and every read had to show its connection's last comment (no stale \
+         read). Medians and min–max ranges are over the rounds: one {duration} s run \
          per app, route and round, after a {warmup} s warm-up, {runs} rounds in this batch. \
          \"n/N valid\" marks a route where only n of its N runs counted. Invalid runs, the \
          app's and the paired Go runs', are listed under *Failures and invalid runs*, never \
