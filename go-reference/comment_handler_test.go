@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,18 +24,7 @@ func postForm(t *testing.T, srv *httptest.Server, path, contentType, form string
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	client := *srv.Client()
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{resp.StatusCode, resp.Header.Get("Content-Type"), string(body)}, resp.Header.Get("Location")
+	return send(t, srv, req)
 }
 
 func addedComments(t *testing.T) int64 {
@@ -64,13 +52,19 @@ func resetComments(t *testing.T) {
 	}
 }
 
-func TestComments(t *testing.T) {
+// commentServer starts the app against the real database and redisURL, with the comments
+// reset before and after the test; slug is the newest post's.
+func commentServer(t *testing.T, redisURL string) (srv *httptest.Server, slug string) {
+	t.Helper()
 	requireServices(t)
 	resetComments(t)
 	t.Cleanup(func() { resetComments(t) })
-	srv := server(t, databaseURL, redisURL)
-	var slug string
 	query(t, "SELECT slug FROM posts ORDER BY id DESC LIMIT 1", &slug)
+	return server(t, databaseURL, redisURL), slug
+}
+
+func TestComments(t *testing.T) {
+	srv, slug := commentServer(t, redisURL)
 	path := "/posts/" + slug + "/comments"
 	testRedis(t).Del(context.Background(), keysACommentChanges(slug)...)
 	before := get(t, srv, "/cached/posts/"+slug) // stored in the cache
@@ -115,12 +109,7 @@ func TestComments(t *testing.T) {
 }
 
 func TestCommentsWithRedisDown(t *testing.T) {
-	requireServices(t)
-	resetComments(t)
-	t.Cleanup(func() { resetComments(t) })
-	srv := server(t, databaseURL, deadRedisURL)
-	var slug string
-	query(t, "SELECT slug FROM posts ORDER BY id LIMIT 1", &slug)
+	srv, slug := commentServer(t, deadRedisURL)
 	got, _ := postForm(t, srv, "/posts/"+slug+"/comments", formContentType, "author_name=a&body=stored")
 	if got.status != 303 {
 		t.Fatalf("a comment with Redis down: %+v, want 303", got)

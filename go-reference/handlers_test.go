@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -119,10 +120,24 @@ type response struct {
 	body        string
 }
 
-// get fetches path and checks the response carries a Content-Length (docs/spec.md §3).
+// get fetches path.
 func get(t *testing.T, srv *httptest.Server, path string) response {
 	t.Helper()
-	resp, err := srv.Client().Get(srv.URL + path)
+	req, err := http.NewRequest("GET", srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := send(t, srv, req)
+	return got
+}
+
+// send sends req without following redirects, checks the response carries a Content-Length
+// (docs/spec.md §3), and returns it with its Location.
+func send(t *testing.T, srv *httptest.Server, req *http.Request) (response, string) {
+	t.Helper()
+	client := *srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +147,10 @@ func get(t *testing.T, srv *httptest.Server, path string) response {
 		t.Fatal(err)
 	}
 	if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) > 0 {
-		t.Errorf("GET %s: Content-Length %d, Transfer-Encoding %v for a body of %d bytes",
-			path, resp.ContentLength, resp.TransferEncoding, len(body))
+		t.Errorf("%s %s: Content-Length %d, Transfer-Encoding %v for a body of %d bytes",
+			req.Method, req.URL.Path, resp.ContentLength, resp.TransferEncoding, len(body))
 	}
-	return response{resp.StatusCode, resp.Header.Get("Content-Type"), string(body)}
+	return response{resp.StatusCode, resp.Header.Get("Content-Type"), string(body)}, resp.Header.Get("Location")
 }
 
 func wantPage(t *testing.T, path string, got response, status int) {

@@ -329,27 +329,26 @@ fn under_load(
 /// without a 303 (its commit reached PostgreSQL, the answer did not reach the client) is
 /// counted, not a broken rule.
 fn check_comments(records: &[client::Record], outcome: &mut FaultOutcome) -> Result<()> {
-    let stored: std::collections::HashSet<String> =
-        services::comments_added()?.into_iter().collect();
-    let acknowledged = |r: &&client::Record| r.answer == Answer::Stored;
-    let text = |r: &client::Record| r.comment.map(client::comment_text);
-    let lost = records
+    let stored: std::collections::HashSet<u64> = services::comments_added()?
         .iter()
-        .filter(acknowledged)
-        .filter(|r| text(r).is_none_or(|t| !stored.contains(&t)))
-        .count() as u64;
-    let unacknowledged = records
-        .iter()
-        .filter(|r| r.answer != Answer::Stored)
-        .filter(|r| text(r).is_some_and(|t| stored.contains(&t)))
-        .count() as u64;
+        .filter_map(|body| client::comment_number(body))
+        .collect();
+    let (mut lost, mut unanswered) = (0, 0);
+    for record in records {
+        let Some(n) = record.comment else { continue };
+        match (record.answer == Answer::Stored, stored.contains(&n)) {
+            (true, false) => lost += 1,
+            (false, true) => unanswered += 1,
+            _ => {}
+        }
+    }
     if lost > 0 {
         outcome.problems.push(format!(
             "{lost} comments answered 303 are not in the database"
         ));
     }
     outcome.comments_lost = Some(lost);
-    outcome.comments_stored_unanswered = Some(unacknowledged);
+    outcome.comments_stored_unanswered = Some(unanswered);
     Ok(())
 }
 

@@ -641,7 +641,7 @@ fn admitted_run(
         postgres_cpu_percent: usage.postgres_cpu_percent,
         redis_cpu_percent: usage.redis_cpu_percent,
         raw_output,
-        stale_reads: expected.writes.then_some(load.stale_reads.len() as u64),
+        stale_reads: expected.writes.then_some(load.stale_reads),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::loadgen::LoadRun;
 use crate::results::Latency;
+use memchr::memmem;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -109,11 +110,18 @@ pub enum Workload {
 /// One request in this many is a POST in the mixed workload (docs/spec.md §5.2: 10 %).
 pub const WRITE_EVERY: u64 = 10;
 
-/// A post the comment workloads use, with its page as seeded.
+/// A post the comment workloads use, with its page as seeded and the paths the clients
+/// send, made once rather than per request.
 #[derive(Debug, Clone)]
 pub struct PostPage {
     pub slug: String,
     shape: PageShape,
+    /// `/cached/posts/{slug}`.
+    read_path: String,
+    /// `/posts/{slug}/comments`.
+    comment_path: String,
+    /// `/posts/{slug}`, where a stored comment's 303 points.
+    location: String,
 }
 
 /// A post page with any number of comments added: the seeded page's bytes up to its comment
@@ -126,20 +134,22 @@ struct PageShape {
     tail: Vec<u8>,
 }
 
+/// Where a post page's comment count starts and ends, and where its comments end.
+const COUNT: &[u8] = b"<h2>Comments (";
+const COUNT_END: &[u8] = b")</h2>";
+const SECTION_END: &[u8] = b"\n</section>";
+
 impl PostPage {
     /// `page` is `GET /posts/{slug}` on the seeded data; `None` when it is not a post page.
     pub fn new(slug: &str, page: &[u8]) -> Option<PostPage> {
-        const COUNT: &[u8] = b"<h2>Comments (";
-        const COUNT_END: &[u8] = b")</h2>";
-        const SECTION_END: &[u8] = b"\n</section>";
-        let head_end = find(page, COUNT)? + COUNT.len();
-        let count_end = head_end + find(&page[head_end..], COUNT_END)?;
+        let head_end = memmem::find(page, COUNT)? + COUNT.len();
+        let count_end = head_end + memmem::find(&page[head_end..], COUNT_END)?;
         let seeded_count = std::str::from_utf8(&page[head_end..count_end])
             .ok()?
             .parse()
             .ok()?;
         let comments_start = count_end + COUNT_END.len();
-        let tail_start = comments_start + find(&page[comments_start..], SECTION_END)?;
+        let tail_start = comments_start + memmem::find(&page[comments_start..], SECTION_END)?;
         Some(PostPage {
             slug: slug.to_owned(),
             shape: PageShape {
@@ -148,6 +158,9 @@ impl PostPage {
                 seeded_comments: page[comments_start..tail_start].to_vec(),
                 tail: page[tail_start..].to_vec(),
             },
+            read_path: format!("/cached/posts/{slug}"),
+            comment_path: format!("/posts/{slug}/comments"),
+            location: format!("/posts/{slug}"),
         })
     }
 
@@ -163,8 +176,8 @@ impl PostPage {
             _ => return false,
         };
         count >= shape.seeded_count
-            && rest[digits..].starts_with(b")</h2>")
-            && rest[digits + 6..].starts_with(&shape.seeded_comments)
+            && rest[digits..].starts_with(COUNT_END)
+            && rest[digits + COUNT_END.len()..].starts_with(&shape.seeded_comments)
             && body.ends_with(&shape.tail)
     }
 }
@@ -177,16 +190,11 @@ pub fn seeded_posts(
 ) -> anyhow::Result<Arc<Vec<PostPage>>> {
     use anyhow::Context;
     let data = seed::data::Dataset::generate();
-    let slugs: Vec<&str> = data
-        .table("posts")
-        .copy_text
-        .lines()
-        .rev()
-        .take(connections as usize)
-        .map(|row| row.split('\t').nth(3).expect("the slug column"))
-        .collect();
+    let slugs: Vec<&str> = data.table("posts").column("slug").collect();
     let posts = slugs
         .into_iter()
+        .rev()
+        .take(connections as usize)
         .map(|slug| {
             let url = target.url(&format!("/posts/{slug}"));
             let page = ureq::get(&url)
@@ -201,12 +209,20 @@ pub fn seeded_posts(
 }
 
 /// The body text of comment `n`, unique within a load.
-pub fn comment_text(n: u64) -> String {
-    format!("load comment {n}")
+fn comment_text(n: u64) -> String {
+    format!("{COMMENT_PREFIX}{n}")
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+const COMMENT_PREFIX: &str = "load comment ";
+
+/// `n` of a body [`comment_text`] wrote.
+pub fn comment_number(body: &str) -> Option<u64> {
+    body.strip_prefix(COMMENT_PREFIX)?.parse().ok()
+}
+
+/// Comment `n` as its post page shows it.
+fn shown_comment(n: u64) -> Vec<u8> {
+    format!("<p>{}</p>", comment_text(n)).into_bytes()
 }
 
 /// How each client sends.
@@ -235,6 +251,7 @@ impl Load {
                 let client = Client {
                     index,
                     addr: addr.to_owned(),
+                    host: addr.parse().expect("a host:port header value"),
                     workload: workload.clone(),
                     pace,
                 };
@@ -283,6 +300,8 @@ impl Load {
 struct Client {
     index: u32,
     addr: String,
+    /// `addr` as the `Host` header of every request.
+    host: hyper::header::HeaderValue,
     workload: Workload,
     pace: Pace,
 }
@@ -295,8 +314,8 @@ enum Step<'a> {
     },
     ReadPost {
         post: &'a PostPage,
-        /// The client's last comment on it, which the page must show.
-        last_comment: Option<u64>,
+        /// The client's last comment on it as the page must show it ([`shown_comment`]).
+        last_comment: Option<&'a [u8]>,
     },
     Post {
         post: &'a PostPage,
@@ -311,7 +330,7 @@ impl Client {
         let mut records = Vec::new();
         let mut sender: Option<Sender> = None;
         let mut sent_count: u64 = 0;
-        let mut last_comment: Option<u64> = None;
+        let mut last_comment: Option<Vec<u8>> = None;
         while !control.stop.load(Ordering::Relaxed) {
             // Counted before the check, so a pause that sees none in flight sees none start.
             control.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -334,7 +353,10 @@ impl Client {
                             comment: control.comments.fetch_add(1, Ordering::Relaxed) + 1,
                         }
                     } else {
-                        Step::ReadPost { post, last_comment }
+                        Step::ReadPost {
+                            post,
+                            last_comment: last_comment.as_deref(),
+                        }
                     }
                 }
             };
@@ -351,16 +373,14 @@ impl Client {
                 sender = None;
             }
             let comment = match step {
-                Step::Post { comment, .. } => {
-                    // A comment whose POST failed may or may not be stored: reads check
-                    // only comments the app confirmed.
-                    if answer == Answer::Stored {
-                        last_comment = Some(comment);
-                    }
-                    Some(comment)
-                }
+                Step::Post { comment, .. } => Some(comment),
                 _ => None,
             };
+            // A comment whose POST failed may or may not be stored: reads check only the
+            // comments the app confirmed.
+            if let Some(n) = comment.filter(|_| answer == Answer::Stored) {
+                last_comment = Some(shown_comment(n));
+            }
             records.push(Record {
                 client: self.index,
                 sent: sent - started,
@@ -396,14 +416,14 @@ impl Client {
         let request = match step {
             Step::Read { path, .. } => hyper::Request::get(*path).body(Full::default()),
             Step::ReadPost { post, .. } => {
-                hyper::Request::get(format!("/cached/posts/{}", post.slug)).body(Full::default())
+                hyper::Request::get(post.read_path.as_str()).body(Full::default())
             }
             Step::Post { post, comment } => {
                 let form = format!(
                     "author_name=blogbench&body={}",
                     comment_text(*comment).replace(' ', "+")
                 );
-                hyper::Request::post(format!("/posts/{}/comments", post.slug))
+                hyper::Request::post(post.comment_path.as_str())
                     .header(
                         hyper::header::CONTENT_TYPE,
                         workload::comment::FORM_CONTENT_TYPE,
@@ -412,10 +432,9 @@ impl Client {
             }
         };
         let mut request = request.expect("a valid request");
-        request.headers_mut().insert(
-            hyper::header::HOST,
-            self.addr.parse().expect("a host:port header value"),
-        );
+        request
+            .headers_mut()
+            .insert(hyper::header::HOST, self.host.clone());
         let response = match open.send_request(request).await {
             Ok(response) => response,
             Err(_) => return Answer::IoError,
@@ -429,9 +448,8 @@ impl Client {
         match (status, step) {
             (200, Step::Read { page, .. }) if body.as_ref() == *page => Answer::Page,
             (200, Step::ReadPost { post, last_comment }) if post.is_page(&body) => {
-                let shown = last_comment.is_none_or(|n| {
-                    find(&body, format!("<p>{}</p>", comment_text(n)).as_bytes()).is_some()
-                });
+                let shown =
+                    last_comment.is_none_or(|comment| memmem::find(&body, comment).is_some());
                 if shown {
                     Answer::Page
                 } else {
@@ -439,8 +457,7 @@ impl Client {
                 }
             }
             (303, Step::Post { post, .. }) => {
-                let to = format!("/posts/{}", post.slug);
-                if location.is_some_and(|l| l == to.as_str()) && body.is_empty() {
+                if location.is_some_and(|l| l == post.location.as_str()) && body.is_empty() {
                     Answer::Stored
                 } else {
                     Answer::WrongBody
@@ -488,6 +505,8 @@ pub fn summarise(records: &[Record], posts: &[PostPage]) -> LoadRun {
         wrong_length: Some(0),
         ..LoadRun::default()
     };
+    // When each client's last comment was answered 303, for the stale reads' description.
+    let mut stored_at: std::collections::HashMap<u32, Duration> = Default::default();
     for record in records {
         let status = match record.answer {
             Answer::Page | Answer::WrongBody | Answer::StaleRead => "200".to_owned(),
@@ -501,20 +520,20 @@ pub fn summarise(records: &[Record], posts: &[PostPage]) -> LoadRun {
         *run.status_codes.entry(status).or_default() += 1;
         match record.answer {
             Answer::WrongBody => *run.wrong_length.get_or_insert(0) += 1,
+            Answer::Stored => {
+                stored_at.insert(record.client, record.done());
+            }
             Answer::StaleRead => {
-                let post = &posts[record.client as usize % posts.len()];
-                let stored = records
-                    .iter()
-                    .filter(|r| r.client == record.client && r.answer == Answer::Stored)
-                    .map(Record::done)
-                    .filter(|done| *done <= record.sent)
-                    .max()
-                    .unwrap_or_default();
-                run.stale_reads.push(format!(
-                    "/cached/posts/{} read {:.2} ms after its comment's 303",
-                    post.slug,
-                    (record.sent - stored).as_secs_f64() * 1000.0
-                ));
+                run.stale_reads += 1;
+                if run.first_stale_read.is_none() {
+                    let post = &posts[record.client as usize % posts.len()];
+                    let stored = stored_at.get(&record.client).copied().unwrap_or_default();
+                    run.first_stale_read = Some(format!(
+                        "{} read {:.2} ms after its comment's 303",
+                        post.read_path,
+                        record.sent.saturating_sub(stored).as_secs_f64() * 1000.0
+                    ));
+                }
             }
             _ => {}
         }
@@ -543,4 +562,31 @@ fn answer_breaks_connection(answer: Answer) -> bool {
         answer,
         Answer::IoError | Answer::Timeout | Answer::ConnectError
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEEDED: &[u8] = b"<h1>T</h1>\n<section class=\"comments\">\n<h2>Comments (1)</h2>\n<div class=\"comment\">\n<p>old</p>\n</div>\n</section>\n</main>";
+
+    #[test]
+    fn a_post_page_may_only_gain_comments() {
+        let post = PostPage::new("t-1", SEEDED).unwrap();
+        assert!(post.is_page(SEEDED));
+        let added = String::from_utf8_lossy(SEEDED).replace(
+            "(1)</h2>\n<div class=\"comment\">\n<p>old</p>\n</div>",
+            "(2)</h2>\n<div class=\"comment\">\n<p>old</p>\n</div>\n<div class=\"comment\">\n<p>load comment 7</p>\n</div>",
+        );
+        assert!(post.is_page(added.as_bytes()));
+        assert!(memmem::find(added.as_bytes(), &shown_comment(7)).is_some());
+        assert_eq!(comment_number(&comment_text(7)), Some(7));
+        let lost_one = String::from_utf8_lossy(SEEDED)
+            .replace("(1)", "(0)")
+            .replace("<p>old</p>\n", "");
+        assert!(!post.is_page(lost_one.as_bytes()));
+        let other_post = String::from_utf8_lossy(SEEDED).replace("<h1>T</h1>", "<h1>U</h1>");
+        assert!(!post.is_page(other_post.as_bytes()));
+        assert!(PostPage::new("t-1", b"<p>no comments section</p>").is_none());
+    }
 }

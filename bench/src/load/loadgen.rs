@@ -29,8 +29,9 @@ pub struct LoadRun {
     /// not a page the app may serve (the harness's client).
     pub wrong_length: Option<u64>,
     /// Reads that did not show the comment their client had just posted (the harness's
-    /// client, docs/spec.md §5.2): each described.
-    pub stale_reads: Vec<String>,
+    /// client, docs/spec.md §5.2), and the first of them described.
+    pub stale_reads: u64,
+    pub first_stale_read: Option<String>,
 }
 
 /// A request still unanswered after this counts as an error (a timeout), so a stalled app
@@ -187,7 +188,8 @@ pub fn parse_oha(json: &str) -> Result<LoadRun> {
         errors: output.error_distribution,
         body_bytes: output.summary.total_data,
         wrong_length: None,
-        stale_reads: Vec::new(),
+        stale_reads: 0,
+        first_stale_read: None,
     })
 }
 
@@ -283,7 +285,8 @@ pub fn parse_wrk(text: &str) -> Result<LoadRun> {
         errors,
         body_bytes: None,
         wrong_length: Some(done.wrong_length),
-        stale_reads: Vec::new(),
+        stale_reads: 0,
+        first_stale_read: None,
     })
 }
 

@@ -4,6 +4,7 @@
 //! the check, which come from the clock.
 
 use super::fetch::Fetched;
+use memchr::memmem;
 use similar::TextDiff;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -75,7 +76,7 @@ fn mask_new_comment_times(body: &[u8]) -> Cow<'_, [u8]> {
     let mut masked: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = find(&body[at..], OPEN) {
+    while let Some(found) = memmem::find(&body[at..], OPEN) {
         let start = at + found;
         let time = start + OPEN.len();
         let end = time + MINUTE;
@@ -97,10 +98,6 @@ fn mask_new_comment_times(body: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 /// `YYYY-MM-DD HH:MM` of the newest seeded comment.
 fn newest_seeded_comment_minute() -> &'static str {
     static NEWEST: OnceLock<String> = OnceLock::new();
@@ -108,9 +105,7 @@ fn newest_seeded_comment_minute() -> &'static str {
         let data = seed::data::Dataset::generate();
         let newest = data
             .table("comments")
-            .copy_text
-            .lines()
-            .filter_map(|row| row.split('\t').nth(4))
+            .column("created_at")
             .max()
             .expect("seeded comments")
             .to_owned();

@@ -104,8 +104,8 @@ pub fn parity_sample() -> Sample {
 pub fn write_sample() -> Vec<SampleRequest> {
     use workload::comment::FORM_LIMIT;
     let data = Dataset::generate();
-    let slugs = column(&data, "posts", 3);
-    let (oldest, newest) = (&slugs[0], &slugs[slugs.len() - 1]);
+    let slugs: Vec<&str> = data.table("posts").column("slug").collect();
+    let (oldest, newest) = (slugs[0], slugs[slugs.len() - 1]);
     let form = Some(workload::comment::FORM_CONTENT_TYPE);
     let comments = |slug: &str| format!("/posts/{slug}/comments");
     let good: &[u8] = b"author_name=Parity&body=checked";
@@ -173,15 +173,6 @@ pub fn write_sample() -> Vec<SampleRequest> {
     writes
 }
 
-/// One column of a seeded table, in id order.
-fn column(data: &Dataset, table: &str, index: usize) -> Vec<String> {
-    data.table(table)
-        .copy_text
-        .lines()
-        .map(|row| row.split('\t').nth(index).expect("column").to_owned())
-        .collect()
-}
-
 /// The segments of the slug vectors that are not slugs (docs/spec.md §3.1): NUL, invalid
 /// UTF-8, upper case, over-long, `/` and the like, still percent-encoded. The empty segment
 /// and dot segments are left out: they change which route a path is, which routers
@@ -204,24 +195,21 @@ pub fn not_slugs() -> Vec<String> {
 /// is a miss (rendered and stored), the second a hit (served from Redis).
 pub fn parity_paths() -> Vec<String> {
     let data = Dataset::generate();
-    let post_slugs = column(&data, "posts", 3);
-    let tag_slugs = column(&data, "tags", 2);
+    let post_slugs: Vec<&str> = data.table("posts").column("slug").collect();
+    let tag_slugs = data.table("tags").column("slug");
 
     let mut rng = ChaCha8Rng::seed_from_u64(SAMPLE_SEED);
-    let mut posts = vec![
-        post_slugs[0].clone(),
-        post_slugs[post_slugs.len() - 1].clone(),
-    ];
+    let mut posts = vec![post_slugs[0], post_slugs[post_slugs.len() - 1]];
     while posts.len() < 2 + RANDOM_POSTS {
-        let slug = &post_slugs[rng.random_range(1..post_slugs.len() - 1)];
-        if !posts.contains(slug) {
-            posts.push(slug.clone());
+        let slug = post_slugs[rng.random_range(1..post_slugs.len() - 1)];
+        if !posts.contains(&slug) {
+            posts.push(slug);
         }
     }
 
     let mut paths = vec!["/".to_owned()];
     paths.extend(posts.iter().map(|slug| format!("/posts/{slug}")));
-    paths.extend(tag_slugs.iter().map(|slug| format!("/tags/{slug}")));
+    paths.extend(tag_slugs.map(|slug| format!("/tags/{slug}")));
     paths.extend(["/posts/no-such-post", "/tags/no-such-tag", "/no/such/page"].map(String::from));
     for segment in not_slugs() {
         for prefix in ["/posts/", "/tags/", "/cached/posts/"] {
