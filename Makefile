@@ -13,7 +13,7 @@ BLOGBENCH := $(RELEASE)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick profile faults test lint go-test cargo-test
+.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults test lint go-test cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -23,6 +23,8 @@ help:
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 round, 3 s runs)"
+	@echo "make sweep           latency at given rates, connection sweep, overload, 512 MiB limit (docs/spec.md §8), in results/"
+	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
 	@echo "make faults          PostgreSQL and Redis restarted under load, bad input, floods (docs/spec.md §7), in results/"
 
@@ -46,6 +48,13 @@ bench: services tools
 
 bench-quick: services tools
 	$(BLOGBENCH) bench --quick
+
+# Every app; under the 512 MiB cgroup also Go with its soft memory limit set (docs/spec.md §8.5).
+sweep: services tools
+	$(BLOGBENCH) sweep --memory-limit 512MiB --memory-variants go+GOMEMLIMIT=384MiB
+
+sweep-quick: services tools
+	$(BLOGBENCH) sweep --quick --apps go,axum-sqlx --memory-limit 512MiB
 
 # actix-sqlx twice more with 4 workers (the reference report's count), so its two pool modes
 # differ even where the app gets one CPU.

@@ -13,7 +13,7 @@
 use anyhow::{Result, bail};
 use bench::faults;
 use bench::load::loadgen::Loadgen;
-use bench::load::{batch, ceilings};
+use bench::load::{batch, ceilings, open_loop, sweep};
 use bench::parity::{self, Fetched};
 use bench::probe::{profile, roundtrips};
 use bench::stack::apps::{self, App, Target};
@@ -115,6 +115,13 @@ enum Cmd {
         #[arg(long)]
         results: Option<PathBuf>,
     },
+    /// Latency at a given load (docs/spec.md §8): per app and route, open-loop runs at fixed
+    /// rates (common to every app, and the app's own ladder) judged against a latency
+    /// objective; a closed-loop connection sweep; an overload and its recovery; with
+    /// `--memory-limit`, the connection sweep inside a memory cgroup. Writes
+    /// `results/sweep-<id>/sweep.json` and the sweep report; exits non-zero when an app could
+    /// not be swept or a run's accounting or answers were wrong.
+    Sweep(SweepArgs),
     /// Serve a static page of `--bytes` bytes (the HTTP ceiling's server).
     #[command(hide = true)]
     StaticServer {
@@ -198,6 +205,85 @@ struct ProfileArgs {
 }
 
 #[derive(clap::Args)]
+struct SweepArgs {
+    /// Apps, comma-separated, or `all`; `name+KEY=VALUE` sweeps the app with that
+    /// environment (e.g. `go+GOMEMLIMIT=384MiB`). Go runs first whatever the order.
+    #[arg(
+        long,
+        visible_alias = "app",
+        value_delimiter = ',',
+        default_value = "all"
+    )]
+    apps: Vec<String>,
+    /// Routes that read, comma-separated.
+    #[arg(
+        long,
+        visible_alias = "route",
+        value_delimiter = ',',
+        default_value = "detail,home,cached-detail,compute"
+    )]
+    routes: Vec<String>,
+    /// A route's latency objective (p99), e.g. `detail=50ms`; repeatable. Default 50 ms for
+    /// home, detail and tag, 10 ms for the cached pages and compute.
+    #[arg(long, value_delimiter = ',', value_parser = parse_slo)]
+    slo: Vec<(String, Duration)>,
+    /// Each rate's measured run.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    run: Duration,
+    /// The warm-up at each rate before its run (and at each connection level).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    warmup: Duration,
+    /// The common rates, as fractions of Go's closed-loop max on the route.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.1,0.25,0.5,0.75,0.9,1.1"
+    )]
+    common: Vec<f64>,
+    /// Each app's own ladder, as fractions of its closed-loop max.
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.7,0.9,1.0,1.1,1.2")]
+    own: Vec<f64>,
+    #[arg(long, value_enum, default_value = "constant")]
+    arrivals: open_loop::Arrivals,
+    /// A request unanswered this long after it fell due is given up, and the run invalid.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    latency_limit: Duration,
+    /// The most connections the open-loop generator opens.
+    #[arg(long, default_value_t = open_loop::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: u32,
+    /// The closed loop's connections, for each route's max (the fair run's).
+    #[arg(long, default_value_t = 50)]
+    connections: u32,
+    /// The connection sweep's levels (closed loop).
+    #[arg(long, value_delimiter = ',', default_value = "16,64,256,1024,4096")]
+    connection_levels: Vec<u32>,
+    /// The route of the connection sweeps.
+    #[arg(long, default_value = "cached-detail")]
+    connection_route: String,
+    /// The route of the overload (one of `--routes`).
+    #[arg(long, default_value = "detail")]
+    overload_route: String,
+    /// Also run the connection sweep with each app in a memory cgroup of this size (e.g.
+    /// `512MiB`).
+    #[arg(long, value_parser = parse_bytes)]
+    memory_limit: Option<u64>,
+    /// Variants swept only under `--memory-limit`, comma-separated (e.g.
+    /// `go+GOMEMLIMIT=384MiB`).
+    #[arg(long, value_delimiter = ',', requires = "memory_limit")]
+    memory_variants: Vec<String>,
+    /// Smoke-test size: 2 s runs after 0.5 s warm-ups, two rates per ladder, 16 and 256
+    /// connections, a 2 + 4 + 4 s overload.
+    #[arg(long)]
+    quick: bool,
+    /// Sweep even when taskset cannot pin the services or the harness.
+    #[arg(long)]
+    allow_unpinned: bool,
+    /// Where the `sweep-<id>` folder is written.
+    #[arg(long)]
+    results: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct BenchArgs {
     /// Apps to benchmark, comma-separated, or `all`.
     #[arg(
@@ -264,6 +350,7 @@ fn main() -> ExitCode {
         Cmd::Roundtrips { apps, requests } => count_round_trips(&apps, requests).map(|()| true),
         Cmd::Bench(args) => bench(args),
         Cmd::Profile(args) => run_profile(args).map(|()| true),
+        Cmd::Sweep(args) => run_sweep(args),
         Cmd::Faults {
             apps,
             connections,
@@ -283,6 +370,8 @@ fn main() -> ExitCode {
             let dir = results::batch_dir(&results, &batch);
             if dir.join("faults.json").is_file() {
                 report::write_reliability(&dir).map(|()| true)
+            } else if dir.join("sweep.json").is_file() {
+                report::write_sweep(&dir).map(|()| true)
             } else {
                 report::write(&dir, profiles.as_deref()).map(|()| true)
             }
@@ -457,6 +546,94 @@ fn run_faults(
     Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
 }
 
+fn run_sweep(args: SweepArgs) -> Result<bool> {
+    check_routes(&args.routes)?;
+    for route in args.routes.iter().chain([&args.connection_route]) {
+        if routes::writes(route) {
+            bail!("sweep: {route} writes; the sweep loads routes that read");
+        }
+    }
+    if !args.routes.contains(&args.overload_route) {
+        bail!(
+            "sweep: the overload route {} is not among --routes",
+            args.overload_route
+        );
+    }
+    let mut slo_ms: std::collections::BTreeMap<String, f64> = args
+        .routes
+        .iter()
+        .map(|r| (r.clone(), sweep::default_slo_ms(r)))
+        .collect();
+    for (route, slo) in &args.slo {
+        check_routes(std::slice::from_ref(route))?;
+        slo_ms.insert(route.clone(), slo.as_secs_f64() * 1000.0);
+    }
+    let mut swept = targets(&args.apps)?;
+    swept.retain(|t| t.label != apps::GO);
+    swept.insert(0, Target::parse(apps::GO)?);
+    let memory_variants = targets(&args.memory_variants)?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let secs = Duration::from_secs_f64;
+    let (run, warmup, common, own, connection_levels, overload) = if args.quick {
+        (
+            secs(2.0),
+            secs(0.5),
+            vec![0.25, 0.5],
+            vec![0.5, 1.0],
+            vec![16, 256],
+            (2.0, 4.0, 4.0),
+        )
+    } else {
+        (
+            args.run,
+            args.warmup,
+            args.common,
+            args.own,
+            args.connection_levels,
+            (10.0, 30.0, 20.0),
+        )
+    };
+    let options = sweep::Options {
+        targets: swept,
+        routes: args.routes,
+        slo_ms,
+        quick: args.quick,
+        run,
+        warmup,
+        common_fractions: common,
+        own_fractions: own,
+        arrivals: args.arrivals,
+        latency_limit: args.latency_limit,
+        max_connections: args.max_connections,
+        connections: args.connections,
+        connection_levels,
+        connection_route: args.connection_route,
+        overload_route: args.overload_route,
+        overload: results::sweep::OverloadPlan {
+            base_fraction: 0.5,
+            overload_fraction: 1.5,
+            before_secs: overload.0,
+            overload_secs: overload.1,
+            after_secs: overload.2,
+            recover_within_secs: 10.0,
+        },
+        memory_limit_bytes: args.memory_limit,
+        memory_variants,
+        cpus: cpus::default_split(cores),
+        allow_unpinned: args.allow_unpinned,
+        results_dir: args.results.unwrap_or_else(batch::default_results_dir),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    Loadgen::Oha.version()?;
+    let interrupted = interrupt_flag()?;
+    let dir = sweep::run(&options, &interrupted)?;
+    println!("blogbench: results in {}", dir.join("sweep.json").display());
+    report::write_sweep(&dir)?;
+    let problems = results::sweep::Sweep::load(&dir.join("sweep.json"))?.problems();
+    print_problems(&problems, "see the sweep report's failures section");
+    Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
+}
+
 fn run_profile(args: ProfileArgs) -> Result<()> {
     check_routes(&args.routes)?;
     let targets = targets(&args.apps)?;
@@ -595,6 +772,40 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
     Ok(all_match)
 }
 
+/// Parses `detail=50ms`.
+fn parse_slo(text: &str) -> Result<(String, Duration), String> {
+    let (route, slo) = text
+        .split_once('=')
+        .ok_or_else(|| format!("bad SLO {text:?} (e.g. detail=50ms)"))?;
+    Ok((route.to_owned(), parse_duration(slo)?))
+}
+
+/// Parses `512MiB`, `1GiB`, `800MB`, or a byte count.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(text.len()),
+    );
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("bad size {text:?} (e.g. 512MiB)"))?;
+    let unit_bytes = match unit {
+        "" | "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => {
+            return Err(format!(
+                "bad size unit in {text:?} (B, KiB, MiB, GiB, kB, MB, GB)"
+            ));
+        }
+    };
+    Ok((value * unit_bytes) as u64)
+}
+
 /// Parses `20s`, `500ms`, `2m`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = text.split_at(
@@ -623,5 +834,17 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn parses_sizes_and_objectives() {
+        assert_eq!(parse_bytes("512MiB"), Ok(512 * 1024 * 1024));
+        assert_eq!(parse_bytes("800MB"), Ok(800_000_000));
+        assert!(parse_bytes("lots").is_err());
+        assert_eq!(
+            parse_slo("detail=50ms"),
+            Ok(("detail".to_owned(), Duration::from_millis(50)))
+        );
+        assert!(parse_slo("detail").is_err());
     }
 }

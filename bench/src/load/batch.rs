@@ -59,6 +59,49 @@ const INHERITED_ENV: [&str; 6] = [
     "GOMAXPROCS",
 ];
 
+/// What the harness sets for every app it loads (the same for the pacer), then what it
+/// passes on from its own environment.
+pub fn harness_env(app_cpus: &[usize]) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::from([
+        ("WORKERS".to_owned(), app_cpus.len().to_string()),
+        (
+            "POOL_MAX".to_owned(),
+            workload::DEFAULT_POOL_MAX.to_string(),
+        ),
+        (
+            "POOL_MIN".to_owned(),
+            workload::DEFAULT_POOL_MIN.to_string(),
+        ),
+    ]);
+    for name in INHERITED_ENV {
+        if let Ok(value) = std::env::var(name) {
+            env.insert(name.to_owned(), value);
+        }
+    }
+    env
+}
+
+/// Resets the comments and checks the database holds the seeded data (docs/spec.md §2);
+/// returns an open connection and the data's checksum.
+pub fn seeded_database(runtime: &tokio::runtime::Runtime) -> Result<(PgConnection, String)> {
+    let database_url = services::database_url();
+    let data = seed::data::Dataset::generate();
+    let expected = data.checksum();
+    let writing = services::lock_comments()?;
+    let (monitor, found) = runtime.block_on(async {
+        let mut conn = seed::db::connect(&database_url).await?;
+        seed::db::reset(&mut conn).await?;
+        let found = seed::db::checksum(&mut conn, &data).await?;
+        anyhow::Ok((conn, found))
+    })?;
+    drop(writing);
+    ensure!(
+        found.as_deref() == Some(expected.as_str()),
+        "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
+    );
+    Ok((monitor, expected))
+}
+
 /// What every step of a batch needs.
 struct Batcher<'a> {
     options: &'a Options,
@@ -83,20 +126,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         .enable_all()
         .build()?;
     let database_url = services::database_url();
-    let data = seed::data::Dataset::generate();
-    let expected = data.checksum();
-    let writing = services::lock_comments()?;
-    let (monitor, found) = runtime.block_on(async {
-        let mut conn = seed::db::connect(&database_url).await?;
-        seed::db::reset(&mut conn).await?;
-        let found = seed::db::checksum(&mut conn, &data).await?;
-        anyhow::Ok((conn, found))
-    })?;
-    drop(writing);
-    ensure!(
-        found.as_deref() == Some(expected.as_str()),
-        "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
-    );
+    let (monitor, expected) = seeded_database(&runtime)?;
     page_cache::clear()?;
 
     let pinned = PinnedServices::pin(&options.cpus.services)?;
@@ -294,28 +324,8 @@ impl Batcher<'_> {
         }
     }
 
-    /// What the harness sets for every app (the same for the pacer), then what it passes on.
     fn app_env(&self) -> BTreeMap<String, String> {
-        let mut env = BTreeMap::from([
-            (
-                "WORKERS".to_owned(),
-                self.options.cpus.app.len().to_string(),
-            ),
-            (
-                "POOL_MAX".to_owned(),
-                workload::DEFAULT_POOL_MAX.to_string(),
-            ),
-            (
-                "POOL_MIN".to_owned(),
-                workload::DEFAULT_POOL_MIN.to_string(),
-            ),
-        ]);
-        for name in INHERITED_ENV {
-            if let Ok(value) = std::env::var(name) {
-                env.insert(name.to_owned(), value);
-            }
-        }
-        env
+        harness_env(&self.options.cpus.app)
     }
 
     fn start(&self, app: &App, env: &BTreeMap<String, String>) -> Result<RunningApp> {

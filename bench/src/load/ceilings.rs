@@ -69,29 +69,7 @@ impl Plan<'_> {
 /// HTTP client ceiling: the load generator's requests per second against [`serve_static`]
 /// on the app's CPUs, each run admitted like an app's.
 pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    let mut server = StaticServer(
-        Command::new("taskset")
-            .args(["-c", &format_list(plan.app_cpus)])
-            .arg(std::env::current_exe()?)
-            .args([
-                "static-server",
-                "--bind",
-                &addr,
-                "--bytes",
-                &body_bytes.to_string(),
-            ])
-            .args(["--workers", &plan.app_cpus.len().to_string()])
-            .spawn()
-            .context("start the static server")?,
-    );
-    let started = Instant::now();
-    while TcpStream::connect(&addr).is_err() {
-        if started.elapsed() > Duration::from_secs(10) || server.0.try_wait()?.is_some() {
-            bail!("the static server did not start on {addr}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (server, addr) = StaticServer::start(plan.app_cpus, body_bytes)?;
     let url = format!("http://{addr}/");
     let expected = Expected {
         connections: plan.connections,
@@ -114,7 +92,7 @@ pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
     let mut outcomes = Vec::new();
     for run in 1..=plan.runs {
         let sampler = Sampler::start(
-            server.0.id(),
+            server.pid(),
             addr_port(&addr),
             measured_window(plan.duration),
         );
@@ -141,7 +119,42 @@ fn addr_port(addr: &str) -> u16 {
         .unwrap_or(0)
 }
 
-struct StaticServer(Child);
+/// [`serve_static`] in a process of its own; stopped when dropped.
+pub struct StaticServer(Child);
+
+impl StaticServer {
+    /// Starts it on a free loopback port pinned to `cpus`; returns it and its `host:port`.
+    pub fn start(cpus: &[usize], body_bytes: usize) -> Result<(StaticServer, String)> {
+        let addr = format!("127.0.0.1:{}", free_port()?);
+        let mut server = StaticServer(
+            Command::new("taskset")
+                .args(["-c", &format_list(cpus)])
+                .arg(std::env::current_exe()?)
+                .args([
+                    "static-server",
+                    "--bind",
+                    &addr,
+                    "--bytes",
+                    &body_bytes.to_string(),
+                ])
+                .args(["--workers", &cpus.len().to_string()])
+                .spawn()
+                .context("start the static server")?,
+        );
+        let started = Instant::now();
+        while TcpStream::connect(&addr).is_err() {
+            if started.elapsed() > Duration::from_secs(10) || server.0.try_wait()?.is_some() {
+                bail!("the static server did not start on {addr}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok((server, addr))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
 
 impl Drop for StaticServer {
     fn drop(&mut self) {

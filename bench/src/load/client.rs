@@ -35,6 +35,9 @@ pub enum Answer {
     IoError,
     /// No answer within [`REQUEST_TIMEOUT`].
     Timeout,
+    /// The open-loop generator's latency limit passed after the request fell due, before
+    /// it was answered.
+    TooLate,
 }
 
 impl Answer {
@@ -53,6 +56,7 @@ impl Answer {
             Answer::ConnectError => "error: connect".to_owned(),
             Answer::IoError => "error: connection".to_owned(),
             Answer::Timeout => "error: timeout".to_owned(),
+            Answer::TooLate => "error: over the latency limit".to_owned(),
         }
     }
 }
@@ -307,7 +311,7 @@ struct Client {
 }
 
 /// One request, and what a right answer is.
-enum Step<'a> {
+pub(crate) enum Step<'a> {
     Read {
         path: &'a str,
         page: &'a [u8],
@@ -323,7 +327,8 @@ enum Step<'a> {
     },
 }
 
-type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+/// One HTTP/1.1 connection's request side.
+pub(crate) type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
 impl Client {
     async fn run(self, started: Instant, control: Arc<Control>) -> Vec<Record> {
@@ -402,79 +407,88 @@ impl Client {
 
     async fn request(&self, sender: &mut Option<Sender>, step: &Step<'_>) -> Answer {
         if sender.as_ref().is_none_or(|s| s.is_closed()) {
-            match self.connect().await {
+            match connect(&self.addr).await {
                 Some(new) => *sender = Some(new),
                 None => return Answer::ConnectError,
             }
         }
-        let Some(open) = sender.as_mut() else {
-            return Answer::ConnectError;
-        };
-        if open.ready().await.is_err() {
-            return Answer::IoError;
-        }
-        let request = match step {
-            Step::Read { path, .. } => hyper::Request::get(*path).body(Full::default()),
-            Step::ReadPost { post, .. } => {
-                hyper::Request::get(post.read_path.as_str()).body(Full::default())
-            }
-            Step::Post { post, comment } => {
-                let form = format!(
-                    "author_name=blogbench&body={}",
-                    comment_text(*comment).replace(' ', "+")
-                );
-                hyper::Request::post(post.comment_path.as_str())
-                    .header(
-                        hyper::header::CONTENT_TYPE,
-                        workload::comment::FORM_CONTENT_TYPE,
-                    )
-                    .body(Full::new(Bytes::from(form)))
-            }
-        };
-        let mut request = request.expect("a valid request");
-        request
-            .headers_mut()
-            .insert(hyper::header::HOST, self.host.clone());
-        let response = match open.send_request(request).await {
-            Ok(response) => response,
-            Err(_) => return Answer::IoError,
-        };
-        let status = response.status().as_u16();
-        let location = response.headers().get(hyper::header::LOCATION).cloned();
-        let body = match response.into_body().collect().await {
-            Ok(body) => body.to_bytes(),
-            Err(_) => return Answer::IoError,
-        };
-        match (status, step) {
-            (200, Step::Read { page, .. }) if body.as_ref() == *page => Answer::Page,
-            (200, Step::ReadPost { post, last_comment }) if post.is_page(&body) => {
-                let shown =
-                    last_comment.is_none_or(|comment| memmem::find(&body, comment).is_some());
-                if shown {
-                    Answer::Page
-                } else {
-                    Answer::StaleRead
-                }
-            }
-            (303, Step::Post { post, .. }) => {
-                if location.is_some_and(|l| l == post.location.as_str()) && body.is_empty() {
-                    Answer::Stored
-                } else {
-                    Answer::WrongBody
-                }
-            }
-            (200, _) => Answer::WrongBody,
-            (other, _) => Answer::Status(other),
+        match sender.as_mut() {
+            Some(open) => exchange(open, &self.host, step).await,
+            None => Answer::ConnectError,
         }
     }
+}
 
-    async fn connect(&self) -> Option<Sender> {
-        let stream = TcpStream::connect(&self.addr).await.ok()?;
-        stream.set_nodelay(true).ok()?;
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let (sender, connection) = hyper::client::conn::http1::handshake(io).await.ok()?;
-        tokio::spawn(connection);
-        Some(sender)
+/// A new keep-alive connection to `addr`, Nagle off, its I/O driven by a task of its own.
+pub(crate) async fn connect(addr: &str) -> Option<Sender> {
+    let stream = TcpStream::connect(addr).await.ok()?;
+    stream.set_nodelay(true).ok()?;
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let (sender, connection) = hyper::client::conn::http1::handshake(io).await.ok()?;
+    tokio::spawn(connection);
+    Some(sender)
+}
+
+/// Sends `step`'s request on `open` with `host` as its `Host` header, and judges the answer.
+pub(crate) async fn exchange(
+    open: &mut Sender,
+    host: &hyper::header::HeaderValue,
+    step: &Step<'_>,
+) -> Answer {
+    if open.ready().await.is_err() {
+        return Answer::IoError;
+    }
+    let request = match step {
+        Step::Read { path, .. } => hyper::Request::get(*path).body(Full::default()),
+        Step::ReadPost { post, .. } => {
+            hyper::Request::get(post.read_path.as_str()).body(Full::default())
+        }
+        Step::Post { post, comment } => {
+            let form = format!(
+                "author_name=blogbench&body={}",
+                comment_text(*comment).replace(' ', "+")
+            );
+            hyper::Request::post(post.comment_path.as_str())
+                .header(
+                    hyper::header::CONTENT_TYPE,
+                    workload::comment::FORM_CONTENT_TYPE,
+                )
+                .body(Full::new(Bytes::from(form)))
+        }
+    };
+    let mut request = request.expect("a valid request");
+    request
+        .headers_mut()
+        .insert(hyper::header::HOST, host.clone());
+    let response = match open.send_request(request).await {
+        Ok(response) => response,
+        Err(_) => return Answer::IoError,
+    };
+    let status = response.status().as_u16();
+    let location = response.headers().get(hyper::header::LOCATION).cloned();
+    let body = match response.into_body().collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return Answer::IoError,
+    };
+    match (status, step) {
+        (200, Step::Read { page, .. }) if body.as_ref() == *page => Answer::Page,
+        (200, Step::ReadPost { post, last_comment }) if post.is_page(&body) => {
+            let shown = last_comment.is_none_or(|comment| memmem::find(&body, comment).is_some());
+            if shown {
+                Answer::Page
+            } else {
+                Answer::StaleRead
+            }
+        }
+        (303, Step::Post { post, .. }) => {
+            if location.is_some_and(|l| l == post.location.as_str()) && body.is_empty() {
+                Answer::Stored
+            } else {
+                Answer::WrongBody
+            }
+        }
+        (200, _) => Answer::WrongBody,
+        (other, _) => Answer::Status(other),
     }
 }
 
@@ -512,7 +526,7 @@ pub fn summarise(records: &[Record], posts: &[PostPage]) -> LoadRun {
             Answer::Page | Answer::WrongBody | Answer::StaleRead => "200".to_owned(),
             Answer::Stored => "303".to_owned(),
             Answer::Status(code) => code.to_string(),
-            Answer::ConnectError | Answer::IoError | Answer::Timeout => {
+            Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
                 *run.errors.entry(record.answer.label()).or_default() += 1;
                 continue;
             }
@@ -557,10 +571,11 @@ pub fn records_csv(records: &[Record]) -> String {
     csv
 }
 
-fn answer_breaks_connection(answer: Answer) -> bool {
+/// Whether the connection the answer came on (if any) is no longer fit to reuse.
+pub(crate) fn answer_breaks_connection(answer: Answer) -> bool {
     matches!(
         answer,
-        Answer::IoError | Answer::Timeout | Answer::ConnectError
+        Answer::IoError | Answer::Timeout | Answer::TooLate | Answer::ConnectError
     )
 }
 

@@ -6,5 +6,7 @@ pub mod batch;
 pub mod ceilings;
 pub mod client;
 pub mod loadgen;
+pub mod open_loop;
 pub mod sampler;
 pub mod setup;
+pub mod sweep;

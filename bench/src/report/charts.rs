@@ -150,7 +150,7 @@ fn coloured(batch: &Batch, length: impl Fn(&AppResult) -> Result<Length, String>
 }
 
 /// Tableau 10: ten categories told apart on screen, in print and by most colour-blind readers.
-const APP_COLOURS: [RGBColor; 10] = [
+pub(super) const APP_COLOURS: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0xe1, 0x57, 0x59),

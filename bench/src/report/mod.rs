@@ -1,6 +1,7 @@
 //! The report of a batch (`report.md`, `report.html`, `*.svg`), built from its
-//! `results.json` alone, the comparison of two batches, and the reliability table of a
-//! faults run (`reliability.md`, from its `faults.json`).
+//! `results.json` alone, the comparison of two batches, the reliability table of a faults
+//! run (`reliability.md`, from its `faults.json`), and the report of a sweep (`sweep.md`,
+//! `sweep.html`, `sweep-*.svg`, from its `sweep.json`).
 
 mod charts;
 mod compare;
@@ -12,11 +13,14 @@ mod outcome;
 mod profiles;
 mod reliability;
 mod routes;
+mod sweep;
+mod sweep_charts;
 
 pub use compare::{BAND, Comparison, differences};
 
 use crate::results::faults::FaultsRun;
 use crate::results::profile::{Profile, RenderTimes};
+use crate::results::sweep::Sweep;
 use crate::results::{Batch, write_atomically};
 use anyhow::Result;
 use std::path::Path;
@@ -61,6 +65,26 @@ pub fn write_reliability(dir: &Path) -> Result<()> {
         &dir.join("reliability.md"),
         reliability::markdown(&run).as_bytes(),
     )
+}
+
+/// Writes `sweep.md`, `sweep.html` and the charts into the `blogbench sweep` folder `dir`,
+/// from its `sweep.json`.
+pub fn write_sweep(dir: &Path) -> Result<()> {
+    let sweep = Sweep::load(&dir.join("sweep.json"))?;
+    let charts = sweep_charts::charts(&sweep)?;
+    let markdown = sweep::markdown(&sweep, &charts);
+    let html = html::render(&format!("blogbench sweep {}", sweep.id), &markdown, &charts);
+    for chart in &charts {
+        write_atomically(&dir.join(&chart.file_name), chart.svg.as_bytes())?;
+    }
+    write_atomically(&dir.join("sweep.md"), markdown.as_bytes())?;
+    write_atomically(&dir.join("sweep.html"), html.as_bytes())?;
+    let files: Vec<&str> = ["sweep.md", "sweep.html"]
+        .into_iter()
+        .chain(charts.iter().map(|c| c.file_name.as_str()))
+        .collect();
+    println!("report: wrote {}: {}", dir.display(), files.join(", "));
+    Ok(())
 }
 
 /// Prints the change per app and route between two batches; `Ok(false)` when any change is

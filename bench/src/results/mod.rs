@@ -4,6 +4,7 @@
 
 pub mod faults;
 pub mod profile;
+pub mod sweep;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -287,11 +288,14 @@ pub fn median(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
     Some((m, n))
 }
 
-/// A batch's (or a faults run's) folder: `batch` itself when it is one, else
+/// A batch's (or a faults run's, or a sweep's) folder: `batch` itself when it is one, else
 /// `<results_dir>/<batch>`.
 pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
     let path = Path::new(batch);
-    if path.join("results.json").is_file() || path.join("faults.json").is_file() {
+    if ["results.json", "faults.json", "sweep.json"]
+        .iter()
+        .any(|file| path.join(file).is_file())
+    {
         path.to_owned()
     } else {
         results_dir.join(batch)

@@ -2,6 +2,7 @@
 //! processes, and the services (PostgreSQL, Redis, the page cache) they share.
 
 pub mod apps;
+pub mod cgroup;
 pub mod cpus;
 pub mod manifest;
 pub mod misbehaving;

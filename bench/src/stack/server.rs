@@ -1,11 +1,14 @@
 //! Starting an app's release binary on a free loopback port and stopping it again.
 
 use crate::stack::apps::App;
+use crate::stack::cgroup::MemoryCgroup;
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -35,6 +38,17 @@ impl RunningApp {
     /// As [`RunningApp::start`], pinned to `cpus` with `taskset` when given (taskset execs
     /// the app, so the child's pid is the app's).
     pub fn start_pinned(app: &App, env: &[(&str, &str)], cpus: Option<&[usize]>) -> Result<Self> {
+        Self::start_in(app, env, cpus, None)
+    }
+
+    /// As [`RunningApp::start_pinned`], inside `cgroup` when given (entered before exec, so
+    /// nothing the app allocates escapes the limit).
+    pub fn start_in(
+        app: &App,
+        env: &[(&str, &str)],
+        cpus: Option<&[usize]>,
+        cgroup: Option<Arc<MemoryCgroup>>,
+    ) -> Result<Self> {
         let binary = app.binary_path();
         if !binary.is_file() {
             bail!(
@@ -59,6 +73,10 @@ impl RunningApp {
             }
             None => Command::new(&binary),
         };
+        if let Some(cgroup) = cgroup {
+            // SAFETY: `enter` makes only async-signal-safe calls.
+            unsafe { command.pre_exec(move || cgroup.enter()) };
+        }
         let child = command
             .args(&app.manifest.args)
             .env("BIND", &addr)

@@ -1,0 +1,342 @@
+//! The open-loop load generator (docs/spec.md §8): requests fall due on a schedule, whatever
+//! the app does, and each one's latency runs from the moment it fell due. A closed loop
+//! sends the next request only once the last is answered, so an app that stalls simply
+//! receives fewer requests and the stall hardly shows in its percentiles (coordinated
+//! omission); here a stalled app keeps being sent requests, and every one of them waits.
+//!
+//! A thread of its own sleeps until each request's due time and hands it to the tokio
+//! runtime (tokio's timer ticks in whole milliseconds, which would batch requests and add
+//! up to a millisecond to each). Connections are opened when a request finds none idle, up
+//! to a bound; a request that waits for one waits on the clock. A request unanswered at its
+//! due time plus the latency limit is given up (the client left), so the generator's own
+//! backlog is bounded and the run ends on time.
+
+use super::client::{self, Answer, Sender, Step};
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
+use rand::SeedableRng;
+use rand::distr::Distribution;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// How requests fall due within a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Arrivals {
+    /// Request k of a phase at k ÷ rate.
+    Constant,
+    /// Exponential gaps with mean 1 ÷ rate (seeded: the same schedule every run).
+    Poisson,
+}
+
+impl Arrivals {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Constant => "constant",
+            Arrivals::Poisson => "poisson",
+        }
+    }
+}
+
+/// `rate` requests per second for `length`.
+#[derive(Debug, Clone, Copy)]
+pub struct Phase {
+    pub rate: f64,
+    pub length: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// One after the other; a rate sweep's run is one phase, the overload three.
+    pub phases: Vec<Phase>,
+    pub arrivals: Arrivals,
+    pub max_connections: u32,
+    /// A request not answered this long after it fell due is given up.
+    pub latency_limit: Duration,
+}
+
+impl Plan {
+    pub fn steady(rate: f64, length: Duration, arrivals: Arrivals) -> Plan {
+        Plan {
+            phases: vec![Phase { rate, length }],
+            arrivals,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            latency_limit: DEFAULT_LATENCY_LIMIT,
+        }
+    }
+
+    pub fn length(&self) -> Duration {
+        self.phases.iter().map(|p| p.length).sum()
+    }
+
+    /// The due times, from the start, in order.
+    fn due_times(&self) -> Vec<Duration> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x6f70656e);
+        let mut due = Vec::new();
+        let mut phase_start = Duration::ZERO;
+        for phase in &self.phases {
+            let end = phase_start + phase.length;
+            if phase.rate > 0.0 {
+                let gap = 1.0 / phase.rate;
+                let exponential = rand_distr_exp(phase.rate);
+                let mut offset = 0.0;
+                loop {
+                    let at = phase_start + Duration::from_secs_f64(offset);
+                    if at >= end {
+                        break;
+                    }
+                    due.push(at);
+                    offset += match self.arrivals {
+                        Arrivals::Constant => gap,
+                        Arrivals::Poisson => exponential.sample(&mut rng),
+                    };
+                }
+            }
+            phase_start = end;
+        }
+        due
+    }
+}
+
+/// Exponential gaps (seconds) with mean `1 / rate`, by inverse transform.
+fn rand_distr_exp(rate: f64) -> impl Distribution<f64> {
+    rand::distr::Uniform::new(f64::EPSILON, 1.0)
+        .expect("a valid range")
+        .map(move |u: f64| -u.ln() / rate)
+}
+
+/// Enough for 2 s of queueing at 250 req/s, or 20 ms at 25 000 req/s.
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 512;
+/// As in the reference re-test this method follows.
+pub const DEFAULT_LATENCY_LIMIT: Duration = Duration::from_secs(2);
+
+/// One request: `due` from the run's start, `latency` from `due` to the answer (or to the
+/// moment it was given up).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenRecord {
+    pub due: Duration,
+    pub latency: Duration,
+    pub answer: Answer,
+}
+
+/// What a run did, with the counters kept apart from the records so they audit each other.
+#[derive(Debug, Clone)]
+pub struct OpenRun {
+    pub records: Vec<OpenRecord>,
+    pub sent: u64,
+    pub completed: u64,
+    pub failed: u64,
+    pub in_flight: u64,
+    pub connections_opened: u32,
+    pub length: Duration,
+}
+
+/// Shared by the dispatcher and the request tasks.
+struct Shared {
+    addr: String,
+    host: hyper::header::HeaderValue,
+    path: String,
+    page: Arc<Vec<u8>>,
+    latency_limit: Duration,
+    connections: Semaphore,
+    idle: Mutex<Vec<Sender>>,
+    opened: AtomicU32,
+    completed: AtomicU64,
+    failed: AtomicU64,
+    in_flight: AtomicU64,
+    records: Mutex<Vec<OpenRecord>>,
+}
+
+/// Runs `plan` against `GET path` at `addr` (a `host:port`), each 200 checked against
+/// `page`; returns when every request is answered or given up.
+pub fn run(addr: &str, path: &str, page: Arc<Vec<u8>>, plan: &Plan) -> anyhow::Result<OpenRun> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let due_times = plan.due_times();
+    let shared = Arc::new(Shared {
+        addr: addr.to_owned(),
+        host: addr.parse()?,
+        path: path.to_owned(),
+        page,
+        latency_limit: plan.latency_limit,
+        connections: Semaphore::new(plan.max_connections as usize),
+        idle: Mutex::new(Vec::new()),
+        opened: AtomicU32::new(0),
+        completed: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        in_flight: AtomicU64::new(0),
+        records: Mutex::new(Vec::with_capacity(due_times.len())),
+    });
+    let started = Instant::now();
+    let mut sent = 0;
+    for due in due_times {
+        let at = started + due;
+        let now = Instant::now();
+        if at > now {
+            std::thread::sleep(at - now);
+        }
+        sent += 1;
+        shared.in_flight.fetch_add(1, Ordering::SeqCst);
+        runtime.spawn(request(Arc::clone(&shared), started, due));
+    }
+    // Every request is answered or given up by its due time plus the limit; the margin
+    // covers the tasks' own scheduling.
+    let deadline = started + plan.length() + plan.latency_limit + Duration::from_secs(1);
+    while shared.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let in_flight = shared.in_flight.load(Ordering::SeqCst);
+    let completed = shared.completed.load(Ordering::SeqCst);
+    let failed = shared.failed.load(Ordering::SeqCst);
+    let connections_opened = shared.opened.load(Ordering::SeqCst);
+    let mut records = std::mem::take(&mut *shared.records.lock().expect("records"));
+    records.sort_by_key(|r| r.due);
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    Ok(OpenRun {
+        records,
+        sent,
+        completed,
+        failed,
+        in_flight,
+        connections_opened,
+        length: plan.length(),
+    })
+}
+
+async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
+    let due_at = started + due;
+    let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
+    let answer = tokio::time::timeout_at(limit, exchange(&shared))
+        .await
+        .unwrap_or(Answer::TooLate);
+    let latency = due_at.elapsed();
+    let counter = match answer {
+        Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
+            &shared.failed
+        }
+        _ => &shared.completed,
+    };
+    counter.fetch_add(1, Ordering::SeqCst);
+    shared.records.lock().expect("records").push(OpenRecord {
+        due,
+        latency,
+        answer,
+    });
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Waits for a connection (an idle one, or a new one while under the bound), sends the
+/// request, and puts the connection back when it is still fit to use.
+async fn exchange(shared: &Shared) -> Answer {
+    let Ok(_permit) = shared.connections.acquire().await else {
+        return Answer::ConnectError;
+    };
+    let idle = shared.idle.lock().expect("idle connections").pop();
+    let mut sender = match idle.filter(|s| !s.is_closed()) {
+        Some(sender) => sender,
+        None => match client::connect(&shared.addr).await {
+            Some(sender) => {
+                shared.opened.fetch_add(1, Ordering::SeqCst);
+                sender
+            }
+            None => return Answer::ConnectError,
+        },
+    };
+    let step = Step::Read {
+        path: &shared.path,
+        page: &shared.page,
+    };
+    let answer = client::exchange(&mut sender, &shared.host, &step).await;
+    if !client::answer_breaks_connection(answer) {
+        shared.idle.lock().expect("idle connections").push(sender);
+    }
+    answer
+}
+
+/// Latencies from 1 µs to a minute, 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds")
+}
+
+/// The latency (µs) of every request that was answered or given up, connection failures
+/// aside (they have no latency worth the name).
+pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    let mut histogram = new_histogram();
+    for record in records.iter().filter(|r| has_latency(r.answer)) {
+        histogram.saturating_record(record.latency.as_micros() as u64);
+    }
+    histogram
+}
+
+fn has_latency(answer: Answer) -> bool {
+    !matches!(answer, Answer::ConnectError | Answer::IoError)
+}
+
+/// The records as an HdrHistogram interval log (µs): one interval per second of due time,
+/// so any percentile of any stretch of the run can be recomputed.
+pub fn interval_log(records: &[OpenRecord], length: Duration) -> Vec<u8> {
+    let seconds = length.as_secs_f64().ceil().max(1.0) as usize;
+    let mut intervals = vec![new_histogram(); seconds];
+    for record in records.iter().filter(|r| has_latency(r.answer)) {
+        let second = (record.due.as_secs() as usize).min(seconds - 1);
+        intervals[second].saturating_record(record.latency.as_micros() as u64);
+    }
+    let mut log = Vec::new();
+    let mut serializer = V2DeflateSerializer::new();
+    let mut writer = IntervalLogWriterBuilder::new()
+        .add_comment("blogbench open-loop latencies, microseconds from each request's due time")
+        .with_max_value_divisor(1000.0)
+        .begin_log_with(&mut log, &mut serializer)
+        .expect("writing to memory");
+    for (second, histogram) in intervals.iter().enumerate() {
+        writer
+            .write_histogram(
+                histogram,
+                Duration::from_secs(second as u64),
+                Duration::from_secs(1),
+                None,
+            )
+            .expect("writing to memory");
+    }
+    log
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_times_follow_the_phases() {
+        let plan = Plan {
+            phases: vec![
+                Phase {
+                    rate: 100.0,
+                    length: Duration::from_secs(1),
+                },
+                Phase {
+                    rate: 10.0,
+                    length: Duration::from_secs(2),
+                },
+            ],
+            arrivals: Arrivals::Constant,
+            max_connections: 1,
+            latency_limit: DEFAULT_LATENCY_LIMIT,
+        };
+        let due = plan.due_times();
+        assert_eq!(due.len(), 120);
+        assert_eq!(due[1], Duration::from_millis(10));
+        assert_eq!(due[100], Duration::from_secs(1));
+        assert!(due.windows(2).all(|w| w[0] <= w[1]));
+        let poisson = Plan {
+            arrivals: Arrivals::Poisson,
+            ..Plan::steady(1000.0, Duration::from_secs(10), Arrivals::Poisson)
+        };
+        let count = poisson.due_times().len() as f64;
+        // 10 000 expected; a Poisson count's standard deviation is 100.
+        assert!((count - 10_000.0).abs() < 400.0, "{count}");
+    }
+}

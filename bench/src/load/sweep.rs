@@ -1,0 +1,962 @@
+//! `blogbench sweep` (docs/spec.md §8): latency at a given load. Per app, one at a time,
+//! pinned, parity-gated: each route's closed-loop max, then open-loop runs at rates common
+//! to every app (fractions of Go's max, so apps are compared at the same load) and at rates
+//! of the app's own max, each judged against the route's latency objective; then a
+//! closed-loop connection sweep, an overload and its recovery, and (with a memory limit)
+//! the connection sweep again inside a memory cgroup. `sweep.json` is saved after every
+//! step.
+
+use super::batch::{harness_env, seeded_database};
+use super::ceilings::StaticServer;
+use super::client::{Answer, Load, Pace, Workload};
+use super::loadgen::Loadgen;
+use super::open_loop::{self, Arrivals, OpenRun, Phase, Plan};
+use super::sampler::{Sampler, Usage, measured_window};
+use super::setup::{git_commit, machine};
+use crate::parity::Reference;
+use crate::progress::Progress;
+use crate::results::sweep::{
+    AppSweep, CLIENT_BOUND_FRACTION, ConnectionLevel, GeneratorCeiling, MemoryLimited, Overload,
+    OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep, SweepSettings,
+};
+use crate::results::{CpuSets, Latency, write_atomically};
+use crate::routes;
+use crate::stack::apps::{self, Target};
+use crate::stack::cgroup::MemoryCgroup;
+use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
+use crate::stack::page_cache;
+use crate::stack::processes::{process_tree, stat};
+use crate::stack::server::RunningApp;
+use anyhow::{Context, Result, bail};
+use hdrhistogram::Histogram;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+pub struct Options {
+    /// Go first (the common rates are fractions of its max), then the others.
+    pub targets: Vec<Target>,
+    pub routes: Vec<String>,
+    pub slo_ms: BTreeMap<String, f64>,
+    pub quick: bool,
+    pub run: Duration,
+    pub warmup: Duration,
+    pub common_fractions: Vec<f64>,
+    pub own_fractions: Vec<f64>,
+    pub arrivals: Arrivals,
+    pub latency_limit: Duration,
+    pub max_connections: u32,
+    /// The closed loop's connections (the fair run's).
+    pub connections: u32,
+    pub connection_levels: Vec<u32>,
+    /// The route of the connection sweeps and of the overload.
+    pub connection_route: String,
+    pub overload_route: String,
+    pub overload: OverloadPlan,
+    pub memory_limit_bytes: Option<u64>,
+    /// Variants swept only under the memory limit (e.g. `go+GOMEMLIMIT=384MiB`).
+    pub memory_variants: Vec<Target>,
+    pub cpus: CpuSplit,
+    pub allow_unpinned: bool,
+    pub results_dir: PathBuf,
+    pub command: String,
+}
+
+/// The latency objective of a route when none is given: 50 ms for pages that query the
+/// database, 10 ms for cached pages and `/compute`.
+pub fn default_slo_ms(route: &str) -> f64 {
+    match route {
+        "home" | "detail" | "tag" => 50.0,
+        _ => 10.0,
+    }
+}
+
+/// A ladder stops after this many invalid rates in a row: higher rates only fail harder.
+const INVALID_IN_A_ROW: usize = 2;
+
+/// Sweeps every target; returns the `sweep-<id>` folder.
+pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
+    if options
+        .targets
+        .first()
+        .is_none_or(|t| !t.app.is_reference())
+    {
+        bail!("the sweep's first app must be {}", apps::GO);
+    }
+    let open_files_limit = raise_open_files_limit()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    seeded_database(&runtime)?;
+    let pinned = PinnedServices::pin(&options.cpus.services)?;
+    let mut unpinned = pinned.unpinned.clone();
+    if let Err(err) = pin_process(std::process::id(), &options.cpus.load) {
+        unpinned.push(format!("blogbench itself: {err:#}"));
+    }
+    if !unpinned.is_empty() && !options.allow_unpinned {
+        bail!(
+            "cannot pin: {}; fix it, or run with --allow-unpinned to sweep anyway (the report then says so)",
+            unpinned.join("; ")
+        );
+    }
+    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+    let dir = options.results_dir.join(format!("sweep-{id}"));
+    std::fs::create_dir_all(dir.join("raw"))
+        .with_context(|| format!("create {}", dir.display()))?;
+    let sweep = Sweep {
+        id,
+        started_at: now(),
+        finished_at: None,
+        command: options.command.clone(),
+        git_commit: git_commit(),
+        machine: machine(),
+        cpu_sets: CpuSets {
+            app: format_list(&options.cpus.app),
+            services: format_list(&options.cpus.services),
+            load: format_list(&options.cpus.load),
+            note: options.cpus.note.clone(),
+            unpinned,
+        },
+        settings: settings(options, open_files_limit),
+        generator_ceiling: None,
+        apps: Vec::new(),
+    };
+    let reference = {
+        let go = RunningApp::start_pinned(
+            &apps::find(apps::GO)?,
+            &env_pairs(&harness_env(&options.cpus.app)),
+            Some(&options.cpus.app),
+        )?;
+        Reference::fetch(&go.base_url)?
+    };
+    let mut sweeper = Sweeper {
+        options,
+        dir,
+        sweep,
+        reference,
+        go_closed_loop: BTreeMap::new(),
+        progress: Progress::new(steps(options), "steps"),
+        interrupted,
+    };
+    sweeper.measure_generator_ceiling()?;
+    for target in &options.targets {
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        sweeper.sweep_app(target)?;
+    }
+    for variant in &options.memory_variants {
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        sweeper.sweep_memory_variant(variant)?;
+    }
+    drop(pinned);
+    sweeper.progress.finish();
+    sweeper.sweep.finished_at = Some(now());
+    sweeper.save()?;
+    Ok(sweeper.dir)
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn settings(options: &Options, open_files_limit: u64) -> SweepSettings {
+    SweepSettings {
+        quick: options.quick,
+        routes: options.routes.clone(),
+        slo_ms: options.slo_ms.clone(),
+        run_secs: options.run.as_secs_f64(),
+        warmup_secs: options.warmup.as_secs_f64(),
+        common_fractions: options.common_fractions.clone(),
+        own_fractions: options.own_fractions.clone(),
+        arrivals: options.arrivals.name().to_owned(),
+        latency_limit_ms: options.latency_limit.as_secs_f64() * 1000.0,
+        max_connections: options.max_connections,
+        closed_loop: format!("oha, {} connections", options.connections),
+        connection_levels: options.connection_levels.clone(),
+        connection_route: options.connection_route.clone(),
+        overload_route: options.overload_route.clone(),
+        overload: options.overload.clone(),
+        memory_limit_bytes: options.memory_limit_bytes,
+        open_files_limit,
+    }
+}
+
+/// The progress bar's length: every run the sweep may make.
+fn steps(options: &Options) -> u64 {
+    let ladder = 1 + options.common_fractions.len() + options.own_fractions.len();
+    let levels = options.connection_levels.len();
+    let memory = if options.memory_limit_bytes.is_some() {
+        levels
+    } else {
+        0
+    };
+    let per_app = 1 + options.routes.len() * ladder + levels + 1 + memory;
+    (1 + options.targets.len() * per_app + options.memory_variants.len() * memory) as u64
+}
+
+/// Sets the open-file limit to its hard limit (the app inherits it): the connection sweep
+/// opens thousands of sockets on both sides.
+fn raise_open_files_limit() -> Result<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit write and read the struct we own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return Err(std::io::Error::last_os_error()).context("getrlimit(RLIMIT_NOFILE)");
+        }
+        limit.rlim_cur = limit.rlim_max;
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+            return Err(std::io::Error::last_os_error()).context("setrlimit(RLIMIT_NOFILE)");
+        }
+    }
+    Ok(limit.rlim_cur)
+}
+
+fn env_pairs(env: &BTreeMap<String, String>) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+struct Sweeper<'a> {
+    options: &'a Options,
+    dir: PathBuf,
+    sweep: Sweep,
+    reference: Reference,
+    /// Go's closed-loop max per route: the common rates are fractions of it.
+    go_closed_loop: BTreeMap<String, f64>,
+    progress: Progress,
+    interrupted: &'a AtomicBool,
+}
+
+/// A route's page as Go serves it on the seeded data: what every 200 must be.
+struct RoutePage {
+    route: String,
+    path: &'static str,
+    page: Arc<Vec<u8>>,
+}
+
+impl Sweeper<'_> {
+    fn save(&self) -> Result<()> {
+        self.sweep.save(&self.dir)
+    }
+
+    fn app(&mut self) -> &mut AppSweep {
+        self.sweep.apps.last_mut().expect("pushed before its steps")
+    }
+
+    fn check_interrupted(&self) -> Result<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            bail!("interrupted (Ctrl-C)");
+        }
+        Ok(())
+    }
+
+    fn route_page(&self, route: &str) -> Result<RoutePage> {
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+        let page = self
+            .reference
+            .page(path)
+            .with_context(|| format!("route {route}: {path} is not in the parity sample"))?;
+        Ok(RoutePage {
+            route: route.to_owned(),
+            path,
+            page: Arc::new(page.body.clone()),
+        })
+    }
+
+    /// The generator against a static page the size of the home page, on the app's CPUs,
+    /// at a rate no client here can deliver: what it delivers is its ceiling.
+    fn measure_generator_ceiling(&mut self) -> Result<()> {
+        self.progress.step("generator ceiling");
+        let page = self.route_page("home")?;
+        let (server, addr) = StaticServer::start(&self.options.cpus.app, page.page.len())?;
+        let static_page = Arc::new(vec![b'x'; page.page.len()]);
+        let rate = 200_000.0;
+        let plan = Plan {
+            max_connections: self.options.max_connections,
+            latency_limit: self.options.latency_limit,
+            ..Plan::steady(rate, self.options.run, self.options.arrivals)
+        };
+        open_loop::run(&addr, "/", Arc::clone(&static_page), &plan)?;
+        let run = open_loop::run(&addr, "/", static_page, &plan)?;
+        drop(server);
+        let right = count(&run, |a| a == Answer::Page);
+        let per_sec = right as f64 / run.length.as_secs_f64();
+        self.sweep.generator_ceiling = Some(GeneratorCeiling {
+            per_sec,
+            how: format!(
+                "the open-loop generator at {rate:.0} req/s for {:.0} s against a static {}-byte page (axum, CPUs {}); generator on CPUs {}, up to {} connections",
+                run.length.as_secs_f64(),
+                page.page.len(),
+                format_list(&self.options.cpus.app),
+                format_list(&self.options.cpus.load),
+                self.options.max_connections
+            ),
+        });
+        self.progress
+            .say(format!("generator ceiling: {per_sec:.0} req/s"));
+        self.progress.inc();
+        self.save()
+    }
+
+    fn sweep_app(&mut self, target: &Target) -> Result<()> {
+        let mut env = harness_env(&self.options.cpus.app);
+        env.extend(target.env.iter().cloned());
+        self.sweep.apps.push(AppSweep {
+            label: target.label.clone(),
+            env: env.clone(),
+            error: None,
+            routes: Vec::new(),
+            idle_rss_mib: None,
+            connections: Vec::new(),
+            overload: None,
+            memory_limited: None,
+        });
+        self.save()?;
+        if let Err(err) = self.measure_app(target, &env) {
+            let error = format!("{err:#}");
+            self.progress.say(format!("{}: {error}", target.label));
+            self.app().error = Some(error);
+        }
+        if self.options.memory_limit_bytes.is_some()
+            && !self.interrupted.load(Ordering::SeqCst)
+            && let Err(err) = self.measure_memory_limited(target, &env)
+        {
+            let app = self.app();
+            let error = format!("memory-limited: {err:#}");
+            app.error = Some(match app.error.take() {
+                Some(first) => format!("{first}; {error}"),
+                None => error,
+            });
+        }
+        self.save()
+    }
+
+    fn sweep_memory_variant(&mut self, variant: &Target) -> Result<()> {
+        let mut env = harness_env(&self.options.cpus.app);
+        env.extend(variant.env.iter().cloned());
+        self.sweep.apps.push(AppSweep {
+            label: variant.label.clone(),
+            env: env.clone(),
+            error: None,
+            routes: Vec::new(),
+            idle_rss_mib: None,
+            connections: Vec::new(),
+            overload: None,
+            memory_limited: None,
+        });
+        if let Err(err) = self.measure_memory_limited(variant, &env) {
+            self.app().error = Some(format!("memory-limited: {err:#}"));
+        }
+        self.save()
+    }
+
+    fn start(
+        &self,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        cgroup: Option<Arc<MemoryCgroup>>,
+    ) -> Result<RunningApp> {
+        let running = RunningApp::start_in(
+            &target.app,
+            &env_pairs(env),
+            Some(&self.options.cpus.app),
+            cgroup,
+        )?;
+        if let Some(first) = self
+            .reference
+            .check(&running.base_url, &target.label)?
+            .first()
+        {
+            bail!(
+                "parity: {} differs from Go's ({}); run `blogbench parity --apps {}`",
+                first.request,
+                first.what,
+                target.app.name
+            );
+        }
+        Ok(running)
+    }
+
+    fn measure_app(&mut self, target: &Target, env: &BTreeMap<String, String>) -> Result<()> {
+        self.progress
+            .step(format!("{}: start, parity", target.label));
+        let running = self.start(target, env, None)?;
+        let idle_rss = rss_mib(running.pid());
+        self.app().idle_rss_mib = Some(idle_rss);
+        for route in &self.options.routes {
+            self.check_interrupted()?;
+            let swept = self.sweep_route(&running, target, route)?;
+            self.app().routes.push(swept);
+            self.save()?;
+        }
+        let page = self.route_page(&self.options.connection_route)?;
+        for &connections in &self.options.connection_levels {
+            self.check_interrupted()?;
+            self.progress.step(format!(
+                "{}: {connections} connections on {}",
+                target.label, page.route
+            ));
+            let level = connection_level(&running, &page, connections, idle_rss, self.options)?;
+            self.app().connections.push(level);
+            self.progress.inc();
+            self.save()?;
+        }
+        self.check_interrupted()?;
+        self.progress.step(format!("{}: overload", target.label));
+        let overload = self.overload(&running, target)?;
+        self.app().overload = overload;
+        self.progress.inc();
+        running.stop();
+        self.save()
+    }
+
+    fn sweep_route(
+        &mut self,
+        running: &RunningApp,
+        target: &Target,
+        route: &str,
+    ) -> Result<RouteSweep> {
+        let options = self.options;
+        let page = self.route_page(route)?;
+        self.progress
+            .step(format!("{} · {route} · closed-loop max", target.label));
+        let closed_loop = self.closed_loop_max(running, &page, &target.label)?;
+        if target.app.is_reference() && target.env.is_empty() {
+            self.go_closed_loop.insert(route.to_owned(), closed_loop);
+        }
+        self.progress.inc();
+        let go_max = *self
+            .go_closed_loop
+            .get(route)
+            .context("Go's closed-loop max was not measured")?;
+        let slo_ms = options.slo_ms[route];
+        let mut swept = RouteSweep {
+            route: route.to_owned(),
+            path: page.path.to_owned(),
+            slo_ms,
+            closed_loop_per_sec: closed_loop,
+            common: Vec::new(),
+            own: Vec::new(),
+        };
+        for (ladder, base, fractions) in [
+            ("common", go_max, &options.common_fractions),
+            ("own", closed_loop, &options.own_fractions),
+        ] {
+            let mut invalid_in_a_row = 0;
+            for &fraction in fractions {
+                self.check_interrupted()?;
+                if invalid_in_a_row >= INVALID_IN_A_ROW {
+                    self.progress.inc();
+                    continue;
+                }
+                let rate = (base * fraction).round().max(1.0);
+                self.progress.step(format!(
+                    "{} · {route} · {ladder} {:.0} % · {rate:.0} req/s",
+                    target.label,
+                    fraction * 100.0
+                ));
+                let stem = format!(
+                    "raw/{}-{route}-{ladder}-{:03}",
+                    target.label,
+                    (fraction * 100.0).round()
+                );
+                let point = self.rate_point(running, &page, rate, fraction, slo_ms, &stem)?;
+                invalid_in_a_row = if point.valid { 0 } else { invalid_in_a_row + 1 };
+                match ladder {
+                    "common" => swept.common.push(point),
+                    _ => swept.own.push(point),
+                }
+                self.progress.inc();
+            }
+        }
+        Ok(swept)
+    }
+
+    /// The fair run's closed loop (oha at its connections) after a warm-up: req/s.
+    fn closed_loop_max(&self, running: &RunningApp, page: &RoutePage, label: &str) -> Result<f64> {
+        let options = self.options;
+        prepare_cache(running, page)?;
+        let url = running.url(page.path);
+        let raw = |what: &str| {
+            self.dir
+                .join(format!("raw/{label}-{}-closed-loop{what}.json", page.route))
+        };
+        let page_bytes = page.page.len() as u64;
+        let load = |duration: Duration, what: &str| {
+            Loadgen::Oha.run(
+                &url,
+                options.connections,
+                duration,
+                &options.cpus.load,
+                &raw(what),
+                Some(page_bytes),
+            )
+        };
+        load(options.warmup, "-warmup")?;
+        let run = load(options.run, "")?;
+        let errors: u64 = run.errors.values().sum();
+        let right = run.status_codes.get("200").copied().unwrap_or(0);
+        if errors > 0 || right != run.requests || run.body_bytes != Some(right * page_bytes) {
+            bail!(
+                "{label} {}: the closed-loop run had errors or wrong answers ({:?}, {:?}); see {}",
+                page.route,
+                run.status_codes,
+                run.errors,
+                raw("").display()
+            );
+        }
+        Ok(run.requests_per_sec)
+    }
+
+    /// One open-loop rate: the cache prepared, a warm-up at the rate, the measured run,
+    /// its histogram saved as `<stem>.hlog`.
+    fn rate_point(
+        &self,
+        running: &RunningApp,
+        page: &RoutePage,
+        rate: f64,
+        fraction: f64,
+        slo_ms: f64,
+        stem: &str,
+    ) -> Result<RatePoint> {
+        let options = self.options;
+        prepare_cache(running, page)?;
+        let addr = format!("127.0.0.1:{}", running.port);
+        let plan = |length: Duration| Plan {
+            max_connections: options.max_connections,
+            latency_limit: options.latency_limit,
+            ..Plan::steady(rate, length, options.arrivals)
+        };
+        open_loop::run(
+            &addr,
+            page.path,
+            Arc::clone(&page.page),
+            &plan(options.warmup),
+        )?;
+        let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
+        let started = Instant::now();
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan(options.run))?;
+        let wall = started.elapsed();
+        let usage = sampler.finish();
+        let histogram_file = format!("{stem}.hlog");
+        write_atomically(
+            &self.dir.join(&histogram_file),
+            &open_loop::interval_log(&run.records, run.length),
+        )?;
+        let client_bound = self
+            .sweep
+            .generator_ceiling
+            .as_ref()
+            .is_some_and(|c| rate > CLIENT_BOUND_FRACTION * c.per_sec);
+        Ok(rate_point(
+            &run,
+            rate,
+            fraction,
+            slo_ms,
+            &usage,
+            wall,
+            client_bound,
+            histogram_file,
+        ))
+    }
+
+    /// Overload on the overload route, from the app's max sustainable rate there.
+    fn overload(&self, running: &RunningApp, target: &Target) -> Result<Option<Overload>> {
+        let options = self.options;
+        let route = &options.overload_route;
+        let Some(max) = self
+            .sweep
+            .apps
+            .last()
+            .and_then(|app| app.routes.iter().find(|r| &r.route == route))
+            .and_then(RouteSweep::max_sustainable)
+        else {
+            self.progress.say(format!(
+                "{}: no overload: no rate held on {route}",
+                target.label
+            ));
+            return Ok(None);
+        };
+        let page = self.route_page(route)?;
+        prepare_cache(running, &page)?;
+        let plan_secs = &options.overload;
+        let base = (max * plan_secs.base_fraction).round().max(1.0);
+        let over = (max * plan_secs.overload_fraction).round().max(1.0);
+        let phase = |rate: f64, secs: f64| Phase {
+            rate,
+            length: Duration::from_secs_f64(secs),
+        };
+        let plan = Plan {
+            phases: vec![
+                phase(base, plan_secs.before_secs),
+                phase(over, plan_secs.overload_secs),
+                phase(base, plan_secs.after_secs),
+            ],
+            arrivals: options.arrivals,
+            max_connections: options.max_connections,
+            latency_limit: options.latency_limit,
+        };
+        let addr = format!("127.0.0.1:{}", running.port);
+        let sampler = Sampler::start(running.pid(), running.port, Duration::ZERO..Duration::ZERO);
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan)?;
+        let usage = sampler.finish();
+        let histogram = format!("raw/{}-overload-{route}.hlog", target.label);
+        write_atomically(
+            &self.dir.join(&histogram),
+            &open_loop::interval_log(&run.records, run.length),
+        )?;
+        Ok(Some(overload_outcome(
+            &run,
+            route,
+            max,
+            (base, over),
+            plan_secs,
+            usage.app_rss_max_mib,
+            running.is_running(),
+            histogram,
+        )))
+    }
+
+    /// The connection sweep again with the app in a memory cgroup, restarted after a
+    /// level that killed it.
+    fn measure_memory_limited(
+        &mut self,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let options = self.options;
+        let limit = options.memory_limit_bytes.expect("checked by the caller");
+        let cgroup = Arc::new(MemoryCgroup::create(
+            &target.label.replace('+', "-"),
+            limit,
+        )?);
+        self.app().memory_limited = Some(MemoryLimited {
+            limit_bytes: limit,
+            mechanism: cgroup.mechanism().to_owned(),
+            levels: Vec::new(),
+        });
+        let page = self.route_page(&options.connection_route)?;
+        let mut running: Option<RunningApp> = None;
+        for &connections in &options.connection_levels {
+            self.check_interrupted()?;
+            self.progress.step(format!(
+                "{}: {connections} connections under {} MiB",
+                target.label,
+                limit / (1024 * 1024)
+            ));
+            let app = match running.take() {
+                Some(app) if app.is_running() => app,
+                _ => self.start(target, env, Some(Arc::clone(&cgroup)))?,
+            };
+            let idle_rss = rss_mib(app.pid());
+            let kills_before = cgroup.oom_kills();
+            let mut level = connection_level(&app, &page, connections, idle_rss, options)?;
+            let kills = cgroup.oom_kills() - kills_before;
+            level.oom_kills = Some(kills);
+            if kills > 0 {
+                level.valid = false;
+                let reason = format!("{kills} OOM kills");
+                level.invalid_reason = Some(match level.invalid_reason.take() {
+                    Some(other) => format!("{reason}; {other}"),
+                    None => reason,
+                });
+            }
+            let memory = self.app().memory_limited.as_mut().expect("set above");
+            memory.levels.push(level);
+            running = Some(app);
+            self.progress.inc();
+            self.save()?;
+        }
+        drop(running);
+        Ok(())
+    }
+}
+
+/// Clears the shared page cache (apps do not all store the same value under a key) and, for
+/// a cached route, primes it.
+fn prepare_cache(running: &RunningApp, page: &RoutePage) -> Result<()> {
+    page_cache::clear()?;
+    if page.path.starts_with("/cached/") {
+        ureq::get(&running.url(page.path)).call()?;
+    }
+    Ok(())
+}
+
+fn count(run: &OpenRun, which: impl Fn(Answer) -> bool) -> u64 {
+    run.records.iter().filter(|r| which(r.answer)).count() as u64
+}
+
+fn answers(records: impl Iterator<Item = Answer>) -> BTreeMap<String, u64> {
+    let mut answers = BTreeMap::new();
+    for answer in records {
+        let label = match answer {
+            Answer::WrongBody => "200".to_owned(),
+            other => other.label(),
+        };
+        *answers.entry(label).or_default() += 1;
+    }
+    answers
+}
+
+fn latency_ms(histogram: &Histogram<u64>) -> Latency {
+    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
+    Latency {
+        p50: ms(0.50),
+        p90: ms(0.90),
+        p99: ms(0.99),
+        p999: ms(0.999),
+        max: histogram.max() as f64 / 1000.0,
+    }
+}
+
+/// A run's numbers and whether the rate was held (docs/spec.md §8).
+#[allow(clippy::too_many_arguments)]
+fn rate_point(
+    run: &OpenRun,
+    rate: f64,
+    fraction: f64,
+    slo_ms: f64,
+    usage: &Usage,
+    wall: Duration,
+    client_bound: bool,
+    histogram: String,
+) -> RatePoint {
+    let right = count(run, |a| a == Answer::Page);
+    let wrong_bodies = count(run, |a| a == Answer::WrongBody);
+    let target = rate * run.length.as_secs_f64();
+    let delivered_ratio = right as f64 / target.max(1.0);
+    let latency = latency_ms(&open_loop::histogram(&run.records));
+    let answers = answers(run.records.iter().map(|r| r.answer));
+    let per_request =
+        |percent: f64| percent / 100.0 * wall.as_secs_f64() * 1e6 / (run.completed.max(1) as f64);
+    let mut reasons = Vec::new();
+    if run.sent != run.completed + run.failed + run.in_flight {
+        reasons.push(format!(
+            "accounting: sent {} ≠ completed {} + failed {} + in flight {}",
+            run.sent, run.completed, run.failed, run.in_flight
+        ));
+    }
+    if run.in_flight > 0 {
+        reasons.push(format!("{} still in flight at the end", run.in_flight));
+    }
+    if delivered_ratio < 0.99 {
+        reasons.push(format!(
+            "delivered {:.1} % of the target rate",
+            delivered_ratio * 100.0
+        ));
+    }
+    for (label, n) in answers.iter().filter(|(label, _)| *label != "200") {
+        reasons.push(format!("{n} × {label}"));
+    }
+    if wrong_bodies > 0 {
+        reasons.push(format!("{wrong_bodies} wrong bodies"));
+    }
+    let valid = reasons.is_empty();
+    RatePoint {
+        target_per_sec: rate,
+        fraction,
+        duration_secs: run.length.as_secs_f64(),
+        sent: run.sent,
+        completed: run.completed,
+        failed: run.failed,
+        in_flight: run.in_flight,
+        delivered_ratio,
+        within_slo: valid && latency.p99 <= slo_ms,
+        latency_ms: latency,
+        answers,
+        wrong_bodies,
+        connections_opened: run.connections_opened,
+        app_cpu_us_per_request: per_request(usage.app_cpu_percent),
+        postgres_cpu_us_per_request: per_request(usage.postgres_cpu_percent),
+        redis_cpu_us_per_request: per_request(usage.redis_cpu_percent),
+        app_rss_max_mib: usage.app_rss_max_mib,
+        client_bound,
+        valid,
+        invalid_reason: (!valid).then(|| reasons.join("; ")),
+        histogram,
+    }
+}
+
+/// The overload run summarised per second of due time, and whether the app came back.
+#[allow(clippy::too_many_arguments)]
+fn overload_outcome(
+    run: &OpenRun,
+    route: &str,
+    max: f64,
+    (base, over): (f64, f64),
+    plan: &OverloadPlan,
+    peak_rss_mib: f64,
+    survived: bool,
+    histogram: String,
+) -> Overload {
+    let seconds_total = run.length.as_secs_f64().ceil() as usize;
+    let overload_start = plan.before_secs;
+    let overload_end = plan.before_secs + plan.overload_secs;
+    let mut seconds: Vec<(Histogram<u64>, u64, u64)> =
+        vec![(open_loop::new_histogram(), 0, 0); seconds_total];
+    for record in &run.records {
+        let slot = &mut seconds[(record.due.as_secs() as usize).min(seconds_total - 1)];
+        if !matches!(record.answer, Answer::ConnectError | Answer::IoError) {
+            slot.0.saturating_record(record.latency.as_micros() as u64);
+        }
+        match record.answer {
+            Answer::Page => slot.1 += 1,
+            Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
+                slot.2 += 1
+            }
+            _ => {}
+        }
+    }
+    let seconds: Vec<OverloadSecond> = seconds
+        .into_iter()
+        .enumerate()
+        .map(|(second, (histogram, right, failed))| {
+            let at = second as f64;
+            OverloadSecond {
+                second: second as u32,
+                target_per_sec: if (overload_start..overload_end).contains(&at) {
+                    over
+                } else {
+                    base
+                },
+                right,
+                failed,
+                p99_ms: histogram.value_at_quantile(0.99) as f64 / 1000.0,
+            }
+        })
+        .collect();
+    // The base phase's first second warms the app up.
+    let mut baseline = open_loop::new_histogram();
+    let mut baseline_right = 0;
+    for record in run.records.iter().filter(|r| {
+        let at = r.due.as_secs_f64();
+        (1.0..overload_start).contains(&at) && r.answer == Answer::Page
+    }) {
+        baseline.saturating_record(record.latency.as_micros() as u64);
+        baseline_right += 1;
+    }
+    let baseline_p99_ms = baseline.value_at_quantile(0.99) as f64 / 1000.0;
+    let baseline_per_sec = baseline_right as f64 / (overload_start - 1.0).max(1.0);
+    let p99_bound = (2.0 * baseline_p99_ms).max(baseline_p99_ms + 5.0);
+    let back = |s: &OverloadSecond| {
+        s.failed == 0 && s.p99_ms <= p99_bound && s.right as f64 >= 0.95 * base
+    };
+    let after: Vec<&OverloadSecond> = seconds
+        .iter()
+        .filter(|s| s.second as f64 >= overload_end)
+        .collect();
+    let recovered_after_secs = (0..after.len())
+        .find(|&from| after[from..].iter().all(|s| back(s)))
+        .filter(|&from| from < after.len())
+        .map(|from| from as f64);
+    let answers_during = answers(
+        run.records
+            .iter()
+            .filter(|r| (overload_start..overload_end).contains(&r.due.as_secs_f64()))
+            .map(|r| r.answer),
+    );
+    Overload {
+        route: route.to_owned(),
+        max_sustainable_per_sec: max,
+        base_per_sec: base,
+        overload_per_sec: over,
+        answers_during,
+        wrong_bodies: count(run, |a| a == Answer::WrongBody),
+        peak_rss_mib,
+        baseline_p99_ms,
+        baseline_per_sec,
+        recovered: survived
+            && recovered_after_secs.is_some_and(|secs| secs <= plan.recover_within_secs),
+        recovered_after_secs,
+        survived,
+        seconds,
+        histogram,
+    }
+}
+
+/// One closed-loop level of the connection sweep on the harness's client (every body
+/// checked): `connections` clients, a warm-up while they connect, then the measured run.
+fn connection_level(
+    running: &RunningApp,
+    page: &RoutePage,
+    connections: u32,
+    idle_rss_mib: f64,
+    options: &Options,
+) -> Result<ConnectionLevel> {
+    prepare_cache(running, page)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(options.cpus.load.len().max(1))
+        .enable_all()
+        .build()?;
+    let workload = Workload::Read {
+        path: page.path.to_owned(),
+        page: Arc::clone(&page.page),
+    };
+    let addr = format!("127.0.0.1:{}", running.port);
+    let load = Load::start(&runtime, &addr, &workload, connections, Pace::Flat);
+    std::thread::sleep(options.warmup);
+    let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
+    std::thread::sleep(options.run);
+    let usage = sampler.finish();
+    let records = load.finish(&runtime);
+    let measured: Vec<_> = records
+        .iter()
+        .filter(|r| r.sent >= options.warmup && r.sent < options.warmup + options.run)
+        .collect();
+    let mut histogram = open_loop::new_histogram();
+    for record in &measured {
+        histogram.saturating_record(record.latency.as_micros() as u64);
+    }
+    let answers = answers(measured.iter().map(|r| r.answer));
+    let wrong_bodies = measured
+        .iter()
+        .filter(|r| r.answer == Answer::WrongBody)
+        .count() as u64;
+    let held = usage.connections_min;
+    let mut reasons = Vec::new();
+    if held < connections {
+        reasons.push(format!("the app held {held} of {connections} connections"));
+    }
+    for (label, n) in answers.iter().filter(|(label, _)| *label != "200") {
+        reasons.push(format!("{n} × {label}"));
+    }
+    if wrong_bodies > 0 {
+        reasons.push(format!("{wrong_bodies} wrong bodies"));
+    }
+    let survived = running.is_running();
+    if !survived {
+        reasons.push("the app died".to_owned());
+    }
+    let valid = reasons.is_empty();
+    Ok(ConnectionLevel {
+        connections,
+        connections_held: held,
+        requests_per_sec: measured.len() as f64 / options.run.as_secs_f64(),
+        latency_ms: latency_ms(&histogram),
+        answers,
+        wrong_bodies,
+        app_rss_max_mib: usage.app_rss_max_mib,
+        rss_per_connection_kib: (usage.app_rss_max_mib - idle_rss_mib).max(0.0) * 1024.0
+            / f64::from(held.max(1)),
+        oom_kills: None,
+        survived,
+        valid,
+        invalid_reason: (!valid).then(|| reasons.join("; ")),
+    })
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    process_tree(pid)
+        .into_iter()
+        .filter_map(stat)
+        .map(|s| s.rss_bytes)
+        .sum::<u64>() as f64
+        / (1024.0 * 1024.0)
+}

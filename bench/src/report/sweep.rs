@@ -1,0 +1,725 @@
+//! `sweep.md`: the report of a `blogbench sweep`, from its `sweep.json` alone: each app's
+//! highest rate within the latency objective, what equal load costs, latency against
+//! throughput, the connection sweep, the overload and its recovery, the memory-limited
+//! sweep. `sweep.html` is rendered from this text, so both always say the same.
+
+use super::charts::Chart;
+use super::markdown::{Table, code_block, escape};
+use super::numbers;
+use super::sweep_charts;
+use crate::results::sweep::{
+    AppSweep, CLIENT_BOUND_FRACTION, ConnectionLevel, MemoryLimited, RatePoint, RouteSweep, Sweep,
+};
+use crate::stack::apps::GO;
+use std::collections::BTreeMap;
+
+pub fn markdown(sweep: &Sweep, charts: &[Chart]) -> String {
+    [
+        header(sweep),
+        max_rates(sweep),
+        equal_load(sweep),
+        latency_against_throughput(sweep, charts),
+        connections(sweep, charts),
+        overload(sweep, charts),
+        memory_limited(sweep),
+        generator_ceiling(sweep),
+        failures(sweep),
+        raw_data(sweep),
+    ]
+    .join("\n")
+}
+
+/// A route's runs of both ladders, in order of target rate: one curve of latency against
+/// rate.
+pub fn ladder(route: &RouteSweep) -> Vec<&RatePoint> {
+    let mut points: Vec<&RatePoint> = route.common.iter().chain(&route.own).collect();
+    points.sort_by(|a, b| a.target_per_sec.total_cmp(&b.target_per_sec));
+    points
+}
+
+/// Right answers per second: the target rate times the share of it delivered.
+pub fn delivered_per_sec(point: &RatePoint) -> f64 {
+    point.target_per_sec * point.delivered_ratio
+}
+
+/// The route's latency objective (p99, ms): the settings', else the one its runs recorded.
+pub fn slo_ms(sweep: &Sweep, route: &str) -> Option<f64> {
+    sweep.settings.slo_ms.get(route).copied().or_else(|| {
+        sweep
+            .apps
+            .iter()
+            .flat_map(|a| &a.routes)
+            .find(|r| r.route == route)
+            .map(|r| r.slo_ms)
+    })
+}
+
+fn find_route<'a>(app: &'a AppSweep, route: &str) -> Option<&'a RouteSweep> {
+    app.routes.iter().find(|r| r.route == route)
+}
+
+/// `detail (p99 ≤ 50 ms)`.
+fn route_with_slo(sweep: &Sweep, route: &str) -> String {
+    match slo_ms(sweep, route) {
+        Some(slo) => format!("{route} (p99 ≤ {slo} ms)"),
+        None => route.to_owned(),
+    }
+}
+
+/// Every answer that was not a 200: other statuses and failures.
+fn errors(answers: &BTreeMap<String, u64>) -> u64 {
+    answers
+        .iter()
+        .filter(|(answer, _)| answer.as_str() != "200")
+        .map(|(_, n)| n)
+        .sum()
+}
+
+/// `200: 9000, error: latency limit: 12`.
+fn answers(answers: &BTreeMap<String, u64>) -> String {
+    let each: Vec<String> = answers.iter().map(|(a, n)| format!("{a}: {n}")).collect();
+    each.join(", ")
+}
+
+fn valid(valid: bool, reason: Option<&str>) -> String {
+    if valid {
+        "yes".to_owned()
+    } else {
+        format!("no: {}", reason.unwrap_or("no reason recorded"))
+    }
+}
+
+fn yes_no(value: bool) -> String {
+    if value { "yes" } else { "no" }.to_owned()
+}
+
+/// `0.1, 0.25, 0.5`.
+fn fractions(fractions: &[f64]) -> String {
+    let each: Vec<String> = fractions.iter().map(f64::to_string).collect();
+    each.join(", ")
+}
+
+/// `![title](file)` for a chart the sweep has.
+fn image(charts: &[Chart], file_name: &str) -> String {
+    charts
+        .iter()
+        .find(|c| c.file_name == file_name)
+        .map(|c| format!("![{}]({})\n\n", escape(&c.title), c.file_name))
+        .unwrap_or_default()
+}
+
+fn header(sweep: &Sweep) -> String {
+    let machine = &sweep.machine;
+    let sets = &sweep.cpu_sets;
+    let s = &sweep.settings;
+    let finished = sweep
+        .finished_at
+        .clone()
+        .unwrap_or_else(|| "not finished (the sweep was stopped)".to_owned());
+    let pinning = if sets.unpinned.is_empty() {
+        "every process pinned with taskset".to_owned()
+    } else {
+        format!("NOT pinned: {}", sets.unpinned.join(", "))
+    };
+    let routes: Vec<String> = s.routes.iter().map(|r| route_with_slo(sweep, r)).collect();
+    let quick = if s.quick { " (quick mode)" } else { "" };
+    let levels: Vec<String> = s.connection_levels.iter().map(u32::to_string).collect();
+    let plan = &s.overload;
+    let mut table = Table::new(["setup", ""]);
+    for (what, value) in [
+        ("sweep", sweep.id.clone()),
+        ("started", sweep.started_at.clone()),
+        ("finished", finished),
+        (
+            "machine",
+            format!(
+                "{}: {} cores, {}, {:.1} GiB",
+                machine.hostname, machine.cores, machine.cpu_model, machine.memory_gib
+            ),
+        ),
+        ("kernel", machine.kernel.clone()),
+        (
+            "CPU sets",
+            format!(
+                "app {} · PostgreSQL and Redis {} · load generator {} ({})",
+                sets.app, sets.services, sets.load, sets.note
+            ),
+        ),
+        ("pinning", pinning),
+        ("routes and SLOs", routes.join(", ")),
+        (
+            "rate ladders",
+            format!(
+                "common: {} × Go's closed-loop max; own: {} × the app's own; {} arrivals; per \
+                 rate a {} s warm-up, then a {} s run{quick}",
+                fractions(&s.common_fractions),
+                fractions(&s.own_fractions),
+                s.arrivals,
+                s.warmup_secs,
+                s.run_secs
+            ),
+        ),
+        ("closed-loop max", s.closed_loop.clone()),
+        (
+            "open-loop generator",
+            format!(
+                "at most {} connections; a request unanswered {} ms after it fell due is given up",
+                s.max_connections, s.latency_limit_ms
+            ),
+        ),
+        ("connection levels", levels.join(", ")),
+        (
+            "overload",
+            format!(
+                "{} s at {} × the max sustainable rate, {} s at {} ×, {} s at {} × again; \
+                 recovery within {} s",
+                plan.before_secs,
+                plan.base_fraction,
+                plan.overload_secs,
+                plan.overload_fraction,
+                plan.after_secs,
+                plan.base_fraction,
+                plan.recover_within_secs
+            ),
+        ),
+        (
+            "memory limit",
+            s.memory_limit_bytes.map_or_else(
+                || "none: the memory-limited sweep was not run".to_owned(),
+                |bytes| format!("{} MiB", numbers::mib(mib(bytes))),
+            ),
+        ),
+        ("open files limit", s.open_files_limit.to_string()),
+        ("git commit", sweep.git_commit.clone()),
+    ] {
+        table.row(vec![what.to_owned(), value]);
+    }
+    format!(
+        "# blogbench sweep {}\n\n{}\nThe command:\n\n{}\n{}",
+        escape(&sweep.id),
+        table.to_markdown(),
+        code_block("sh", &sweep.command),
+        how_to_read(sweep)
+    )
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / 1024.0 / 1024.0
+}
+
+fn how_to_read(sweep: &Sweep) -> String {
+    format!(
+        "**How to read this.** Open loop: requests fall due at a fixed rate whatever the app \
+         does, and each request's latency runs from the moment it fell due, so an app that \
+         falls behind shows its queue in its percentiles (no coordinated omission). A rate is \
+         *sustained* when its run was valid (every answer right, at least 99 % of the target \
+         rate delivered, the accounting identity sent = completed + failed + in flight held, \
+         nothing over the {limit} ms latency limit) and its p99 was within the route's SLO. \
+         Rates above {share} of the open-loop generator's own ceiling measure the generator \
+         too: they are marked client-bound (†). This machine has {cores} cores shared by the \
+         app, PostgreSQL, Redis and the generator, so runs are noisy: compare apps within \
+         this sweep, not across sweeps.\n",
+        limit = sweep.settings.latency_limit_ms,
+        share = numbers::share(CLIENT_BOUND_FRACTION),
+        cores = sweep.machine.cores,
+    )
+}
+
+fn max_rates(sweep: &Sweep) -> String {
+    let routes = &sweep.settings.routes;
+    let go = sweep.apps.iter().find(|a| a.label == GO);
+    let mut max = Table::new(
+        std::iter::once("app".to_owned()).chain(routes.iter().map(|r| route_with_slo(sweep, r))),
+    )
+    .numbers(1..);
+    let mut closed_loop =
+        Table::new(std::iter::once("app").chain(routes.iter().map(String::as_str))).numbers(1..);
+    for app in &sweep.apps {
+        let mut max_row = vec![app.label.clone()];
+        let mut closed_loop_row = vec![app.label.clone()];
+        for route in routes {
+            max_row.push(max_rate_cell(app, go, route));
+            closed_loop_row.push(find_route(app, route).map_or_else(
+                || "—".to_owned(),
+                |r| numbers::per_sec(r.closed_loop_per_sec),
+            ));
+        }
+        max.row(max_row);
+        closed_loop.row(closed_loop_row);
+    }
+    format!(
+        "## Max rate under the SLO\n\n\
+         Per app and route, the highest rate of either ladder that was sustained, with no lower \
+         rate of the same ladder missing (a ladder is only as good as its first miss), in \
+         req/s; in parentheses its ratio to Go's. \"none\": no rate was sustained; \"—\": the \
+         route was not measured (see *Failures*); †: client-bound.\n\n{}\n\
+         The closed-loop max each app's own ladder is a fraction of (Go's is the common \
+         ladder's), req/s:\n\n{}",
+        max.to_markdown(),
+        closed_loop.to_markdown()
+    )
+}
+
+/// `4,500 (1.12×)`, `4,500 † (1.12×)` when client-bound, `none`, or `—`.
+fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str) -> String {
+    let Some(measured) = find_route(app, route).filter(|r| !ladder(r).is_empty()) else {
+        return "—".to_owned();
+    };
+    let Some(max) = measured.max_sustainable() else {
+        return "none".to_owned();
+    };
+    let mut cell = numbers::per_sec(max);
+    let client_bound = ladder(measured)
+        .iter()
+        .any(|p| p.target_per_sec == max && p.client_bound);
+    if client_bound {
+        cell.push_str(" †");
+    }
+    let go_max = go
+        .filter(|go| go.label != app.label)
+        .and_then(|go| find_route(go, route))
+        .and_then(RouteSweep::max_sustainable)
+        .filter(|go_max| *go_max > 0.0);
+    if let Some(go_max) = go_max {
+        cell.push_str(&format!(" ({})", numbers::times(max / go_max)));
+    }
+    cell
+}
+
+/// The common ladder's fraction every app is compared at: 0.5 when the sweep ran it, else
+/// the ladder's middle one.
+fn equal_load_fraction(common: &[f64]) -> Option<f64> {
+    if common.iter().any(|f| same_fraction(*f, 0.5)) {
+        return Some(0.5);
+    }
+    let mut sorted = common.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied()
+}
+
+fn same_fraction(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+fn equal_load(sweep: &Sweep) -> String {
+    let mut text = "## Cost at equal load\n\n".to_owned();
+    let Some(fraction) = equal_load_fraction(&sweep.settings.common_fractions) else {
+        text.push_str("This sweep ran no common rates.\n");
+        return text;
+    };
+    text.push_str(&format!(
+        "Every app at the same rate, {fraction} × Go's closed-loop max on the route: its \
+         latency, the CPU time per request of the app, PostgreSQL and Redis (µs), and the app's \
+         peak memory. Delivered is right answers per second ÷ the target rate; †: \
+         client-bound.\n\n"
+    ));
+    for route in &sweep.settings.routes {
+        let points: Vec<(&AppSweep, Option<&RatePoint>)> = sweep
+            .apps
+            .iter()
+            .map(|app| {
+                let point = find_route(app, route).and_then(|r| {
+                    r.common
+                        .iter()
+                        .find(|p| same_fraction(p.fraction, fraction))
+                });
+                (app, point)
+            })
+            .collect();
+        match points.iter().find_map(|(_, point)| *point) {
+            Some(point) => text.push_str(&format!(
+                "### {} at {} req/s\n\n",
+                escape(route),
+                numbers::per_sec(point.target_per_sec)
+            )),
+            None => text.push_str(&format!("### {}\n\n", escape(route))),
+        }
+        let mut table = Table::new([
+            "app",
+            "target req/s",
+            "delivered",
+            "p50 ms",
+            "p99 ms",
+            "app CPU µs/req",
+            "PostgreSQL µs/req",
+            "Redis µs/req",
+            "RSS MiB",
+            "within SLO",
+        ])
+        .numbers(1..9);
+        for (app, point) in points {
+            let Some(p) = point else {
+                let mut row = vec![app.label.clone()];
+                row.extend(std::iter::repeat_n("—".to_owned(), 9));
+                table.row(row);
+                continue;
+            };
+            let mut target = numbers::per_sec(p.target_per_sec);
+            if p.client_bound {
+                target.push_str(" †");
+            }
+            let within = if p.within_slo {
+                "yes"
+            } else if p.valid {
+                "no: p99 over the SLO"
+            } else {
+                "no: invalid"
+            };
+            table.row(vec![
+                app.label.clone(),
+                target,
+                numbers::percent(p.delivered_ratio),
+                numbers::ms(p.latency_ms.p50),
+                numbers::ms(p.latency_ms.p99),
+                format!("{:.1}", p.app_cpu_us_per_request),
+                format!("{:.1}", p.postgres_cpu_us_per_request),
+                format!("{:.1}", p.redis_cpu_us_per_request),
+                numbers::mib(p.app_rss_max_mib),
+                within.to_owned(),
+            ]);
+        }
+        text.push_str(&table.to_markdown());
+        text.push('\n');
+    }
+    text
+}
+
+fn latency_against_throughput(sweep: &Sweep, charts: &[Chart]) -> String {
+    let mut text = "## Latency against throughput\n\n\
+                    Per route, each app's runs of both ladders in order of target rate: across, \
+                    the rate delivered (right answers per second); up, the latency from the due \
+                    time on a log scale. p99 is the solid line with a dot per run, p50 the \
+                    dashed one; × marks an invalid run (see *Failures*); the grey dashed line is \
+                    the route's SLO. Where a curve turns up, requests started to queue; where it \
+                    bends back left, the app delivered less than it was sent.\n\n"
+        .to_owned();
+    for route in &sweep.settings.routes {
+        let chart = image(charts, &sweep_charts::latency_file(route));
+        if chart.is_empty() {
+            text.push_str(&format!("{}: no app has a run.\n\n", escape(route)));
+        } else {
+            text.push_str(&chart);
+        }
+    }
+    text
+}
+
+fn connections(sweep: &Sweep, charts: &[Chart]) -> String {
+    let mut text = "## Connection sweep\n\n".to_owned();
+    if sweep.apps.iter().all(|a| a.connections.is_empty()) {
+        text.push_str("Not run in this sweep.\n");
+        return text;
+    }
+    text.push_str(&format!(
+        "Closed loop with the harness's client on `{}` at each level, bodies checked. Open-file \
+         limit {} (the harness's and so the app's). Held: the fewest \
+         connections the app held at once in the measured window. Errors: every answer that \
+         was not a 200. RSS/connection: (RSS at the level − idle RSS) ÷ connections held.\n\n",
+        sweep.settings.connection_route, sweep.settings.open_files_limit
+    ));
+    let mut table = Table::new([
+        "app",
+        "connections",
+        "held",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "errors",
+        "RSS MiB",
+        "RSS/connection KiB",
+        "valid",
+    ])
+    .numbers(1..10);
+    for app in &sweep.apps {
+        for level in &app.connections {
+            table.row(vec![
+                app.label.clone(),
+                level.connections.to_string(),
+                level.connections_held.to_string(),
+                numbers::per_sec(level.requests_per_sec),
+                numbers::ms(level.latency_ms.p50),
+                numbers::ms(level.latency_ms.p99),
+                numbers::ms(level.latency_ms.p999),
+                errors(&level.answers).to_string(),
+                numbers::mib(level.app_rss_max_mib),
+                format!("{:.1}", level.rss_per_connection_kib),
+                valid(level.valid, level.invalid_reason.as_deref()),
+            ]);
+        }
+    }
+    text.push_str(&table.to_markdown());
+    text.push('\n');
+    text.push_str(&image(charts, sweep_charts::CONNECTIONS_RATE_FILE));
+    text.push_str(&image(charts, sweep_charts::CONNECTIONS_RSS_FILE));
+    text
+}
+
+fn overload(sweep: &Sweep, charts: &[Chart]) -> String {
+    let plan = &sweep.settings.overload;
+    let mut text = format!(
+        "## Overload and recovery\n\n\
+         One open-loop schedule per app on one route: {before} s at {base} × the app's max \
+         sustainable rate, {over_secs} s at {over} ×, then {after} s at {base} × again. \
+         *Recovered after* counts from the end of the overload until every later second was \
+         back within the baseline (p99 ≤ max(2 × baseline, baseline + 5 ms), right answers ≥ \
+         95 % of the base rate, no failures); it has {within} s. *Survived*: the app was alive \
+         after the schedule.\n\n",
+        before = plan.before_secs,
+        base = plan.base_fraction,
+        over_secs = plan.overload_secs,
+        over = plan.overload_fraction,
+        after = plan.after_secs,
+        within = plan.recover_within_secs,
+    );
+    let mut table = Table::new([
+        "app",
+        "route",
+        "max sustainable req/s",
+        "base → overload req/s",
+        "peak RSS MiB",
+        "baseline p99 ms",
+        "answers during the overload",
+        "recovered after",
+        "survived",
+    ])
+    .numbers(2..6);
+    for app in &sweep.apps {
+        let Some(o) = &app.overload else {
+            let mut row = vec![app.label.clone(), "not run".to_owned()];
+            row.extend(std::iter::repeat_n("—".to_owned(), 7));
+            table.row(row);
+            continue;
+        };
+        let mut during = answers(&o.answers_during);
+        if o.wrong_bodies > 0 {
+            during.push_str(&format!(", wrong bodies: {}", o.wrong_bodies));
+        }
+        let recovered = match (o.recovered, o.recovered_after_secs) {
+            (true, Some(secs)) => format!("{secs:.1} s"),
+            (false, Some(secs)) => format!(
+                "{secs:.1} s, over the {} s allowed",
+                plan.recover_within_secs
+            ),
+            (_, None) => format!("not within {} s", plan.recover_within_secs),
+        };
+        table.row(vec![
+            app.label.clone(),
+            o.route.clone(),
+            numbers::per_sec(o.max_sustainable_per_sec),
+            format!(
+                "{} → {}",
+                numbers::per_sec(o.base_per_sec),
+                numbers::per_sec(o.overload_per_sec)
+            ),
+            numbers::mib(o.peak_rss_mib),
+            numbers::ms(o.baseline_p99_ms),
+            during,
+            recovered,
+            yes_no(o.survived),
+        ]);
+    }
+    text.push_str(&table.to_markdown());
+    text.push('\n');
+    for app in &sweep.apps {
+        text.push_str(&image(charts, &sweep_charts::overload_file(&app.label)));
+    }
+    text
+}
+
+fn memory_limited(sweep: &Sweep) -> String {
+    let mut text = "## Memory-limited\n\n".to_owned();
+    let limited: Vec<(&AppSweep, &MemoryLimited)> = sweep
+        .apps
+        .iter()
+        .filter_map(|a| Some((a, a.memory_limited.as_ref()?)))
+        .collect();
+    if limited.is_empty() {
+        text.push_str("Not run in this sweep.\n");
+        return text;
+    }
+    text.push_str(
+        "The connection sweep again with the app in a memory cgroup: what each level held, and \
+         whether the kernel killed the app for memory.\n\n",
+    );
+    for (app, memory) in limited {
+        let mut table = Table::new([
+            "connections",
+            "held",
+            "req/s",
+            "p99 ms",
+            "errors",
+            "RSS MiB",
+            "OOM kills",
+            "survived",
+            "valid",
+        ])
+        .numbers(..7);
+        for level in &memory.levels {
+            table.row(memory_level(level));
+        }
+        text.push_str(&format!(
+            "### {}: {} MiB limit ({})\n\n{}\n",
+            escape(&app.label),
+            numbers::mib(mib(memory.limit_bytes)),
+            escape(&memory.mechanism),
+            table.to_markdown()
+        ));
+    }
+    let not_run: Vec<String> = sweep
+        .apps
+        .iter()
+        .filter(|a| a.memory_limited.is_none())
+        .map(|a| escape(&a.label))
+        .collect();
+    if !not_run.is_empty() {
+        text.push_str(&format!("Not run for: {}.\n", not_run.join(", ")));
+    }
+    text
+}
+
+fn memory_level(level: &ConnectionLevel) -> Vec<String> {
+    vec![
+        level.connections.to_string(),
+        level.connections_held.to_string(),
+        numbers::per_sec(level.requests_per_sec),
+        numbers::ms(level.latency_ms.p99),
+        errors(&level.answers).to_string(),
+        numbers::mib(level.app_rss_max_mib),
+        level
+            .oom_kills
+            .map_or_else(|| "—".to_owned(), |kills| kills.to_string()),
+        yes_no(level.survived),
+        valid(level.valid, level.invalid_reason.as_deref()),
+    ]
+}
+
+fn generator_ceiling(sweep: &Sweep) -> String {
+    let text = match &sweep.generator_ceiling {
+        Some(ceiling) => {
+            let client_bound = sweep
+                .apps
+                .iter()
+                .flat_map(|a| &a.routes)
+                .flat_map(ladder)
+                .filter(|p| p.client_bound)
+                .count();
+            format!(
+                "{} req/s: {}. Rates above {} of it ({} req/s) are marked client-bound (†); \
+                 client-bound runs in this sweep: {}.\n",
+                numbers::per_sec(ceiling.per_sec),
+                escape(&ceiling.how),
+                numbers::share(CLIENT_BOUND_FRACTION),
+                numbers::per_sec(ceiling.per_sec * CLIENT_BOUND_FRACTION),
+                client_bound
+            )
+        }
+        None => "Not measured: no rate of this sweep was checked against the generator's own \
+                 ceiling, so none is marked client-bound.\n"
+            .to_owned(),
+    };
+    format!("## Generator ceiling\n\n{text}")
+}
+
+fn failures(sweep: &Sweep) -> String {
+    let mut text = "## Failures\n\n".to_owned();
+    let problems = sweep.problems();
+    for problem in &problems {
+        text.push_str(&format!("- {}\n", escape(problem)));
+    }
+    if !problems.is_empty() {
+        text.push('\n');
+    }
+    let mut invalid =
+        Table::new(["app", "route", "ladder", "target req/s", "reason"]).numbers(3..4);
+    for app in &sweep.apps {
+        for route in &app.routes {
+            let common = route.common.iter().map(|p| ("common", p));
+            let own = route.own.iter().map(|p| ("own", p));
+            for (ladder, point) in common.chain(own).filter(|(_, p)| !p.valid) {
+                invalid.row(vec![
+                    app.label.clone(),
+                    route.route.clone(),
+                    ladder.to_owned(),
+                    numbers::per_sec(point.target_per_sec),
+                    point
+                        .invalid_reason
+                        .clone()
+                        .unwrap_or_else(|| "no reason recorded".to_owned()),
+                ]);
+            }
+        }
+    }
+    if !invalid.is_empty() {
+        text.push_str(&format!(
+            "Rates an app could not hold: findings, kept and shown, never counted as \
+             sustained.\n\n{}",
+            invalid.to_markdown()
+        ));
+    }
+    if problems.is_empty() && invalid.is_empty() {
+        text.push_str("None: every app was swept and every run at a fixed rate was valid.\n");
+    }
+    text
+}
+
+fn raw_data(sweep: &Sweep) -> String {
+    let mut table = Table::new(["app", "route", "run", "target req/s", "histogram"]).numbers(3..4);
+    for app in &sweep.apps {
+        for route in &app.routes {
+            let common = route.common.iter().map(|p| ("common", p));
+            let own = route.own.iter().map(|p| ("own", p));
+            for (ladder, point) in common.chain(own).filter(|(_, p)| !p.histogram.is_empty()) {
+                table.row(vec![
+                    app.label.clone(),
+                    route.route.clone(),
+                    ladder.to_owned(),
+                    numbers::per_sec(point.target_per_sec),
+                    point.histogram.clone(),
+                ]);
+            }
+        }
+        if let Some(o) = app.overload.as_ref().filter(|o| !o.histogram.is_empty()) {
+            table.row(vec![
+                app.label.clone(),
+                o.route.clone(),
+                "overload".to_owned(),
+                format!(
+                    "{} → {}",
+                    numbers::per_sec(o.base_per_sec),
+                    numbers::per_sec(o.overload_per_sec)
+                ),
+                o.histogram.clone(),
+            ]);
+        }
+    }
+    let files = if table.is_empty() {
+        "This sweep recorded no histogram.\n".to_owned()
+    } else {
+        table.to_markdown()
+    };
+    format!(
+        "## Raw data\n\n\
+         Every open-loop run kept its latencies: an HdrHistogram interval log (V2, compressed), \
+         one interval per second of due time, values in µs from each request's due time, paths \
+         relative to this folder. To recompute any percentile of any stretch of a run, use \
+         HdrHistogram's `HistogramLogProcessor -i FILE -outputValueUnitRatio 1000` (ms; `-start` \
+         and `-end` pick the seconds), or the Rust `hdrhistogram` crate: read the file with \
+         `serialization::interval_log::IntervalLogIterator`, decode each interval's base64 \
+         `encoded_histogram()` with `serialization::Deserializer`, add the intervals into one \
+         histogram and ask it for `value_at_quantile(0.99)` (µs).\n\n{files}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::equal_load_fraction;
+
+    #[test]
+    fn equal_load_is_at_half_or_else_the_middle_common_rate() {
+        assert_eq!(equal_load_fraction(&[0.1, 0.25, 0.5, 0.75, 0.9]), Some(0.5));
+        assert_eq!(equal_load_fraction(&[0.9, 0.1, 0.3]), Some(0.3));
+        assert_eq!(equal_load_fraction(&[0.25, 0.75]), Some(0.75));
+        assert_eq!(equal_load_fraction(&[]), None);
+    }
+}

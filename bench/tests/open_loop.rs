@@ -1,0 +1,167 @@
+//! The open-loop generator against a server that stalls 100 ms at the start of every
+//! second, and against oha's own open loop on a real app.
+//!
+//! The arithmetic the stall test checks: a request due `s` ms into a stall waits `100 − s`
+//! ms, so the fraction of requests slower than `x` ms (for `x` < 100) is `(100 − x) / 1000`;
+//! 1 % are slower than 90 ms, so p99 ≈ 90 ms, and p90 is the server's ordinary latency
+//! (under a millisecond). Tolerance: 80–100 ms for p99 (the second's 1 % sits on a slope of
+//! 1 ms per 0.1 % of requests, and a 2-core machine adds scheduling jitter).
+
+use bench::load::client::{Load, Pace, Workload};
+use bench::load::open_loop::{self, Arrivals, OpenRun, Plan};
+use bench::stack::apps;
+use bench::stack::server::RunningApp;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The two tests time latencies: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const STALL: Duration = Duration::from_millis(100);
+const BODY: &[u8] = b"stalling server\n";
+
+/// Serves [`BODY`] on every path; a request that arrives in the first 100 ms of a second
+/// (counted from the server's start) is answered when that stall ends.
+fn start_stalling_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let started = Instant::now();
+            let app = axum::Router::new().fallback(move || async move {
+                let into_second =
+                    Duration::from_nanos((started.elapsed().as_nanos() % 1_000_000_000) as u64);
+                if into_second < STALL {
+                    tokio::time::sleep(STALL - into_second).await;
+                }
+                BODY
+            });
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    addr
+}
+
+fn open_loop_run(addr: &str, rate: f64, max_connections: u32) -> (OpenRun, f64, f64) {
+    let plan = Plan {
+        max_connections,
+        ..Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant)
+    };
+    let run = open_loop::run(addr, "/", Arc::new(BODY.to_vec()), &plan).unwrap();
+    let histogram = open_loop::histogram(&run.records);
+    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
+    (run.clone(), ms(0.90), ms(0.99))
+}
+
+fn accounts_for_every_request(run: &OpenRun, rate: f64) {
+    assert_eq!(run.sent, (rate * 5.0) as u64);
+    assert_eq!(run.sent, run.completed + run.failed + run.in_flight);
+    assert_eq!(run.records.len() as u64, run.sent);
+    assert_eq!((run.failed, run.in_flight), (0, 0));
+    assert!(
+        run.records
+            .iter()
+            .all(|r| r.answer == bench::load::client::Answer::Page)
+    );
+}
+
+#[test]
+fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let addr = start_stalling_server();
+    let rate = 1000.0;
+
+    // Enough connections that none waits for one: the stall itself is measured.
+    let (run, p90, p99) = open_loop_run(&addr, rate, 256);
+    accounts_for_every_request(&run, rate);
+    assert!((80.0..=100.0).contains(&p99), "open-loop p99 {p99} ms");
+    assert!(p90 < 10.0, "open-loop p90 {p90} ms");
+
+    // Four connections: requests due during the stall wait in the generator, and their
+    // latency still runs from when they fell due.
+    let (run, _, p99) = open_loop_run(&addr, rate, 4);
+    accounts_for_every_request(&run, rate);
+    assert!(
+        (80.0..=110.0).contains(&p99),
+        "open-loop p99 with 4 connections {p99} ms"
+    );
+
+    // A closed loop at four connections sends only four requests into each stall.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let workload = Workload::Read {
+        path: "/".to_owned(),
+        page: Arc::new(BODY.to_vec()),
+    };
+    let load = Load::start(&runtime, &addr, &workload, 4, Pace::Flat);
+    std::thread::sleep(Duration::from_secs(5));
+    let records = load.finish(&runtime);
+    let mut latencies: Vec<Duration> = records.iter().map(|r| r.latency).collect();
+    latencies.sort();
+    let closed_p99 = latencies[latencies.len() * 99 / 100].as_secs_f64() * 1000.0;
+    assert!(
+        closed_p99 < p99 / 5.0,
+        "closed-loop p99 {closed_p99} ms over {} requests, open-loop {p99} ms",
+        records.len()
+    );
+}
+
+/// oha's open loop (`-q` with `--latency-correction`, latency from each request's due
+/// time) and ours, one after the other on Go's detail page at a rate far below its
+/// capacity: p50 within 1 ms of each other and p99 within 3 ms (both are a fraction of a
+/// millisecond to a few on this machine, where one scheduling delay is a millisecond).
+#[test]
+fn the_open_loop_agrees_with_oha() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[]).unwrap();
+    let path = bench::routes::path("detail").unwrap();
+    let page = ureq::get(&go.url(path))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    let rate = 300.0;
+    let addr = format!("127.0.0.1:{}", go.port);
+    // Warm both the app's pool and its code paths.
+    open_loop_run_path(&addr, path, &page, rate);
+    let ours = open_loop_run_path(&addr, path, &page, rate);
+    let output = Command::new("oha")
+        .args(["--no-tui", "--output-format", "json", "-z", "5s"])
+        .args(["-q", &rate.to_string(), "--latency-correction", "-c", "64"])
+        .arg(go.url(path))
+        .output()
+        .expect("run oha (make tools)");
+    assert!(output.status.success(), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let oha_ms = |key: &str| json["latencyPercentiles"][key].as_f64().unwrap() * 1000.0;
+    let (oha_p50, oha_p99) = (oha_ms("p50"), oha_ms("p99"));
+    let (our_p50, our_p99) = ours;
+    eprintln!(
+        "p50 ours {our_p50:.3} ms, oha {oha_p50:.3} ms; p99 ours {our_p99:.3} ms, oha {oha_p99:.3} ms"
+    );
+    assert!(
+        (our_p50 - oha_p50).abs() <= 1.0,
+        "p50 ours {our_p50} oha {oha_p50}"
+    );
+    assert!(
+        (our_p99 - oha_p99).abs() <= 3.0,
+        "p99 ours {our_p99} oha {oha_p99}"
+    );
+}
+
+fn open_loop_run_path(addr: &str, path: &str, page: &[u8], rate: f64) -> (f64, f64) {
+    let plan = Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant);
+    let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan).unwrap();
+    accounts_for_every_request(&run, rate);
+    let histogram = open_loop::histogram(&run.records);
+    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
+    (ms(0.50), ms(0.99))
+}

@@ -1,0 +1,100 @@
+//! `blogbench sweep --quick` end to end on Go and axum-sqlx, with the memory-limited sweep
+//! (root: a memory cgroup) and Go's `GOMEMLIMIT` variant. About three minutes; the only test
+//! in this binary, as it times latencies.
+
+use bench::results::sweep::Sweep;
+use std::process::Command;
+
+#[test]
+fn a_quick_sweep_measures_every_part_for_two_apps() {
+    let results = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
+        .args(["sweep", "--quick", "--apps", "axum-sqlx"])
+        .args(["--memory-limit", "512MiB"])
+        .args(["--memory-variants", "go+GOMEMLIMIT=384MiB", "--results"])
+        .arg(results.path())
+        .output()
+        .expect("run blogbench sweep");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "sweep failed:\n{text}");
+    let dir = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("sweep.json").is_file())
+        .expect("a sweep-<id> folder");
+    let sweep = Sweep::load(&dir.join("sweep.json")).unwrap();
+    assert!(sweep.finished_at.is_some() && sweep.settings.quick);
+    assert!(sweep.problems().is_empty(), "{:?}", sweep.problems());
+    assert!(sweep.generator_ceiling.as_ref().unwrap().per_sec > 1000.0);
+    let labels: Vec<&str> = sweep.apps.iter().map(|a| a.label.as_str()).collect();
+    // Go first even when not asked for: the common rates are fractions of its max.
+    assert_eq!(labels, ["go", "axum-sqlx", "go+GOMEMLIMIT=384MiB"]);
+    let go_detail = sweep.apps[0].routes.iter().find(|r| r.route == "detail");
+    let go_detail_max = go_detail.unwrap().closed_loop_per_sec;
+    for app in &sweep.apps[..2] {
+        let name = &app.label;
+        assert!(app.error.is_none(), "{name}: {:?}", app.error);
+        let routes: Vec<&str> = app.routes.iter().map(|r| r.route.as_str()).collect();
+        assert_eq!(
+            routes,
+            ["detail", "home", "cached-detail", "compute"],
+            "{name}"
+        );
+        for route in &app.routes {
+            assert!(route.closed_loop_per_sec > 0.0, "{name} {}", route.route);
+            let first = &route.common[0];
+            for point in route.common.iter().chain(&route.own) {
+                assert_eq!(
+                    point.sent,
+                    point.completed + point.failed + point.in_flight,
+                    "{name} {}",
+                    route.route
+                );
+                assert!(dir.join(&point.histogram).is_file());
+                assert!(point.app_cpu_us_per_request > 0.0, "{name} {}", route.route);
+            }
+            // A quarter of Go's max is well within every app's reach on this machine.
+            assert!(
+                first.valid && first.fraction == 0.25,
+                "{name} {} at {:.0}/s: {:?}",
+                route.route,
+                first.target_per_sec,
+                first.invalid_reason
+            );
+        }
+        let detail = app.routes.iter().find(|r| r.route == "detail").unwrap();
+        // The common rates are Go's, for every app.
+        assert_eq!(
+            detail.common[0].target_per_sec,
+            (go_detail_max * 0.25).round()
+        );
+        assert!(detail.max_sustainable().is_some(), "{name}");
+        let levels: Vec<u32> = app.connections.iter().map(|l| l.connections).collect();
+        assert_eq!(levels, [16, 256], "{name}");
+        for level in &app.connections {
+            assert!(
+                level.valid && level.connections_held == level.connections,
+                "{name}: {level:?}"
+            );
+        }
+        let overload = app.overload.as_ref().expect("an overload run");
+        assert!(overload.survived, "{name}");
+        assert_eq!(overload.seconds.len(), 10, "{name}");
+        assert!(overload.overload_per_sec > overload.base_per_sec);
+    }
+    for app in &sweep.apps {
+        let memory = app.memory_limited.as_ref().expect("memory-limited levels");
+        assert_eq!(memory.limit_bytes, 512 * 1024 * 1024);
+        assert_eq!(memory.levels.len(), 2, "{}", app.label);
+        for level in &memory.levels {
+            assert_eq!(level.oom_kills, Some(0), "{}", app.label);
+            assert!(level.valid, "{}: {level:?}", app.label);
+        }
+    }
+    assert!(dir.join("sweep.md").is_file() && dir.join("sweep.html").is_file());
+}
