@@ -2,6 +2,8 @@
 //! accounted for, invalid runs and failures shown, nothing from `results.json` unescaped in
 //! the HTML, and charts a real browser draws.
 
+mod screenshot;
+
 use bench::report::{self, Comparison};
 use bench::results::{
     AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Pacer, Parity,
@@ -10,8 +12,6 @@ use bench::results::{
 use bench::stack::manifest::{Queries, Settings as AppSettings};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const ROUTES: [(&str, &str, f64); 6] = [
     ("home", "/", 10_000.0),
@@ -930,72 +930,19 @@ fn compare_refuses_batches_measured_differently_unless_forced() {
 /// colour. The report and `report.png` stay in the target folder for a person to look at.
 #[test]
 fn chromium_renders_the_charts() {
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|path| Path::new(path).exists())
-        .expect("no chromium: apt-get install chromium (Debian's package) to run this test");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     batch().save(&dir).unwrap();
     report::write(&dir, None).unwrap();
-    let screenshot = dir.join("report.png");
-    let profile = tempfile::tempdir().unwrap();
-
-    let mut browser = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1280,4000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", screenshot.display()))
-        .arg(format!("file://{}", dir.join("report.html").display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = browser.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = browser.kill();
-            panic!("chromium took more than 120 s to screenshot report.html");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    assert!(status.success(), "chromium: {status}");
-
-    let file = std::io::BufReader::new(std::fs::File::open(&screenshot).expect("report.png"));
-    let mut reader = png::Decoder::new(file).read_info().unwrap();
-    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut pixels).unwrap();
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let channels = info.color_type.samples();
-    assert!(channels >= 3, "{:?}", info.color_type);
-    assert_eq!((info.width, info.height), (1280, 4000));
-
-    // The page itself is greys; only drawn chart bars are strongly coloured.
-    let mut colours: BTreeMap<[u8; 3], usize> = BTreeMap::new();
-    for pixel in pixels[..info.buffer_size()].chunks_exact(channels) {
-        let [r, g, b] = [pixel[0], pixel[1], pixel[2]];
-        if r.max(g).max(b) - r.min(g).min(b) >= 60 {
-            *colours.entry([r, g, b]).or_default() += 1;
-        }
-    }
+    let png = dir.join("report.png");
+    let colours = screenshot::coloured_pixels(&dir.join("report.html"), &png, 4000);
     let coloured: usize = colours.values().sum();
     let bar_colours = colours.values().filter(|&&n| n >= 1_000).count();
     assert!(
         coloured >= 10_000 && bar_colours >= 2,
         "the screenshot {} shows no charts: {coloured} coloured pixels, {bar_colours} colours of \
          1,000 pixels or more",
-        screenshot.display()
+        png.display()
     );
 }

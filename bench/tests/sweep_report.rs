@@ -2,6 +2,8 @@
 //! the SLO with its ratio to Go's, invalid rates listed with their reasons, charts that are
 //! SVG a real browser draws, and a sweep with an app that never ran still reports.
 
+mod screenshot;
+
 use bench::report;
 use bench::results::sweep::{
     AppSweep, ConnectionLevel, GeneratorCeiling, MemoryLimited, Overload, OverloadPlan,
@@ -10,8 +12,6 @@ use bench::results::sweep::{
 use bench::results::{CpuSets, Latency, Machine};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const SECTIONS: [&str; 10] = [
     "# blogbench sweep 20260301120000",
@@ -538,71 +538,18 @@ fn a_sweep_with_an_app_that_never_ran_still_reports() {
 /// stay in the target folder for a person to look at.
 #[test]
 fn chromium_renders_the_sweep_charts() {
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|path| Path::new(path).exists())
-        .expect("no chromium: apt-get install chromium (Debian's package) to run this test");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sweep-screenshot");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     report_into(&sweep(), &dir);
-    let screenshot = dir.join("sweep.png");
-    let profile = tempfile::tempdir().unwrap();
-
-    let mut browser = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1280,6000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", screenshot.display()))
-        .arg(format!("file://{}", dir.join("sweep.html").display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = browser.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = browser.kill();
-            panic!("chromium took more than 120 s to screenshot sweep.html");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    assert!(status.success(), "chromium: {status}");
-
-    let file = std::io::BufReader::new(std::fs::File::open(&screenshot).expect("sweep.png"));
-    let mut reader = png::Decoder::new(file).read_info().unwrap();
-    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut pixels).unwrap();
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let channels = info.color_type.samples();
-    assert!(channels >= 3, "{:?}", info.color_type);
-
-    // The page is greys; only the charts' lines and points are strongly coloured. Lines are
-    // thin, so fewer pixels than the batch report's bars.
-    let mut colours: BTreeMap<[u8; 3], usize> = BTreeMap::new();
-    for pixel in pixels[..info.buffer_size()].chunks_exact(channels) {
-        let [r, g, b] = [pixel[0], pixel[1], pixel[2]];
-        if r.max(g).max(b) - r.min(g).min(b) >= 60 {
-            *colours.entry([r, g, b]).or_default() += 1;
-        }
-    }
+    let png = dir.join("sweep.png");
+    let colours = screenshot::coloured_pixels(&dir.join("sweep.html"), &png, 6000);
     let coloured: usize = colours.values().sum();
     let line_colours = colours.values().filter(|&&n| n >= 300).count();
     assert!(
         coloured >= 3_000 && line_colours >= 2,
         "the screenshot {} shows no charts: {coloured} coloured pixels, {line_colours} colours \
          of 300 pixels or more",
-        screenshot.display()
+        png.display()
     );
 }

@@ -75,7 +75,7 @@ fn errors(answers: &BTreeMap<String, u64>) -> u64 {
         .sum()
 }
 
-/// `200: 9000, error: latency limit: 12`.
+/// `200: 9000, error: over the latency limit: 12`.
 fn answers(answers: &BTreeMap<String, u64>) -> String {
     let each: Vec<String> = answers.iter().map(|(a, n)| format!("{a}: {n}")).collect();
     each.join(", ")

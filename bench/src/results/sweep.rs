@@ -130,7 +130,8 @@ pub struct RatePoint {
     pub failed: u64,
     /// Neither at the end (the accounting identity is `sent = completed + failed + in_flight`).
     pub in_flight: u64,
-    /// Right answers per second over the run ÷ the target rate.
+    /// Right answers in by the end of the run's schedule ÷ the requests the target rate
+    /// made due in it.
     pub delivered_ratio: f64,
     /// From each request's due time to its answer.
     pub latency_ms: Latency,

@@ -111,8 +111,14 @@ impl MemoryCgroup {
 
 impl Drop for MemoryCgroup {
     fn drop(&mut self) {
-        // Fails while a process is still inside; the next `create` reports it then.
-        let _ = std::fs::remove_dir(&self.dir);
+        // The kernel may hold an exited process's charges for a moment; past a second, the
+        // next `create` reports what is left.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }
 
