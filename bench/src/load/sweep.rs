@@ -286,8 +286,7 @@ impl Sweeper<'_> {
         open_loop::run(&addr, "/", Arc::clone(&static_page), &plan)?;
         let run = open_loop::run(&addr, "/", static_page, &plan)?;
         drop(server);
-        let right = count(&run, |a| a == Answer::Page);
-        let per_sec = right as f64 / run.length.as_secs_f64();
+        let per_sec = delivered(&run) as f64 / run.length.as_secs_f64();
         self.sweep.generator_ceiling = Some(GeneratorCeiling {
             per_sec,
             how: format!(
@@ -693,6 +692,15 @@ fn count(run: &OpenRun, which: impl Fn(Answer) -> bool) -> u64 {
     run.records.iter().filter(|r| which(r.answer)).count() as u64
 }
 
+/// Right answers in by the end of the run's schedule. Answers that come in while it drains
+/// are right but late: an app that keeps up has almost none, one that queues has seconds'.
+fn delivered(run: &OpenRun) -> u64 {
+    run.records
+        .iter()
+        .filter(|r| r.answer == Answer::Page && r.due + r.latency <= run.length)
+        .count() as u64
+}
+
 fn answers(records: impl Iterator<Item = Answer>) -> BTreeMap<String, u64> {
     let mut answers = BTreeMap::new();
     for answer in records {
@@ -728,16 +736,9 @@ fn rate_point(
     client_bound: bool,
     histogram: String,
 ) -> RatePoint {
-    // Delivered: right answers in by the end of the schedule. Answers that came in during
-    // the drain after it are right but late, and an app that kept up has almost none.
-    let delivered = run
-        .records
-        .iter()
-        .filter(|r| r.answer == Answer::Page && r.due + r.latency <= run.length)
-        .count();
     let wrong_bodies = count(run, |a| a == Answer::WrongBody);
     let target = rate * run.length.as_secs_f64();
-    let delivered_ratio = delivered as f64 / target.max(1.0);
+    let delivered_ratio = delivered(run) as f64 / target.max(1.0);
     let latency = latency_ms(&open_loop::histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
     let per_request =
