@@ -249,9 +249,10 @@ fn max_rates(sweep: &Sweep) -> String {
     }
     format!(
         "## Max rate under the SLO\n\n\
-         Per app and route, the highest rate of either ladder that was sustained, with no lower \
-         rate of the same ladder missing (a ladder is only as good as its first miss), in \
-         req/s; in parentheses its ratio to Go's. \"none\": no rate was sustained; \"—\": the \
+         Per app and route, the highest rate of either ladder that was sustained, in req/s; \
+         \"(n lower missed)\": that many lower rates were not sustained (a stall sank a run, \
+         or the app has a bad patch below its max: see the latency chart); in parentheses the \
+         ratio to Go's. \"none\": no rate was sustained; \"—\": the \
          route was not measured (see *Failures*); †: client-bound.\n\n{}\n\
          The closed-loop max each app's own ladder is a fraction of (Go's is the common \
          ladder's), req/s:\n\n{}",
@@ -274,6 +275,10 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str) -> String {
         .any(|p| p.target_per_sec == max && p.client_bound);
     if client_bound {
         cell.push_str(" †");
+    }
+    let misses = measured.misses_below_max();
+    if misses > 0 {
+        cell.push_str(&format!(" ({misses} lower missed)"));
     }
     let go_max = go
         .filter(|go| go.label != app.label)
