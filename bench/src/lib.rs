@@ -1,8 +1,9 @@
 //! The blogbench harness as a library, in pipeline order: the stack (apps, manifests,
-//! running apps, CPUs, services), parity against the Go reference, load (generators,
-//! sampling, admission, ceilings, the batch), faults (services failing under load, bad
-//! input, floods), probes (profiles, round trips, the relay), the results models, and the
-//! reports read from them. The `blogbench` binary is its command line.
+//! running apps, CPUs, services, memory cgroups), parity against the Go reference, load
+//! (generators, the open-loop generator, sampling, admission, ceilings, the batch, the
+//! sweep), faults (services failing under load, bad input, floods), probes (profiles, round
+//! trips, the relay), the results models, and the reports read from them. The `blogbench`
+//! binary is its command line.
 
 pub mod faults;
 pub mod load;

@@ -1,5 +1,6 @@
-//! The load stage: the load generators, what is sampled during a run, which runs count, the
-//! ceilings, and the batch that puts them together.
+//! The load stage: the load generators (and the harness's own closed- and open-loop clients),
+//! what is sampled during a run, which runs count, the ceilings, the batch that puts them
+//! together, and the sweep of fixed rates.
 
 pub mod admission;
 pub mod batch;
