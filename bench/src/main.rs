@@ -780,15 +780,18 @@ fn parse_slo(text: &str) -> Result<(String, Duration), String> {
     Ok((route.to_owned(), parse_duration(slo)?))
 }
 
-/// Parses `512MiB`, `1GiB`, `800MB`, or a byte count.
-fn parse_bytes(text: &str) -> Result<u64, String> {
+/// `512MiB` as `(512.0, "MiB")`.
+fn number_and_unit(text: &str) -> Option<(f64, &str)> {
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit() && c != '.')
             .unwrap_or(text.len()),
     );
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("bad size {text:?} (e.g. 512MiB)"))?;
+    Some((number.parse().ok()?, unit))
+}
+
+/// Parses `512MiB`, `1GiB`, `800MB`, or a byte count.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let (value, unit) = number_and_unit(text).ok_or(format!("bad size {text:?} (e.g. 512MiB)"))?;
     let unit_bytes = match unit {
         "" | "B" => 1.0,
         "KiB" => 1024.0,
@@ -808,13 +811,8 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
 
 /// Parses `20s`, `500ms`, `2m`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (number, unit) = text.split_at(
-        text.find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(text.len()),
-    );
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
+    let (value, unit) =
+        number_and_unit(text).ok_or(format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
     let seconds = match unit {
         "ms" => value / 1000.0,
         "s" | "" => value,

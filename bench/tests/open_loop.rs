@@ -7,10 +7,11 @@
 //! (under a millisecond). Tolerance: 80–100 ms for p99 (the second's 1 % sits on a slope of
 //! 1 ms per 0.1 % of requests, and a 2-core machine adds scheduling jitter).
 
-use bench::load::client::{Load, Pace, Workload};
-use bench::load::open_loop::{self, Arrivals, OpenRun, Plan};
+use bench::load::client::{Answer, Load, Pace, Workload};
+use bench::load::open_loop::{self, Arrivals, Plan};
 use bench::stack::apps;
 use bench::stack::server::RunningApp;
+use hdrhistogram::Histogram;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -50,27 +51,31 @@ fn start_stalling_server() -> String {
     addr
 }
 
-fn open_loop_run(addr: &str, rate: f64, max_connections: u32) -> (OpenRun, f64, f64) {
+/// Five seconds of `GET path` at `rate` with at most `max_connections`: every request
+/// accounted for, none failed, each answered with `page`. Returns the latencies.
+fn five_seconds(
+    addr: &str,
+    path: &str,
+    page: &[u8],
+    rate: f64,
+    max_connections: u32,
+) -> Histogram<u64> {
     let plan = Plan {
         max_connections,
         ..Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant)
     };
-    let run = open_loop::run(addr, "/", Arc::new(BODY.to_vec()), &plan).unwrap();
-    let histogram = open_loop::histogram(&run.records);
-    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
-    (run.clone(), ms(0.90), ms(0.99))
-}
-
-fn accounts_for_every_request(run: &OpenRun, rate: f64) {
+    let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan).unwrap();
     assert_eq!(run.sent, (rate * 5.0) as u64);
     assert_eq!(run.sent, run.completed + run.failed + run.in_flight);
     assert_eq!(run.records.len() as u64, run.sent);
     assert_eq!((run.failed, run.in_flight), (0, 0));
-    assert!(
-        run.records
-            .iter()
-            .all(|r| r.answer == bench::load::client::Answer::Page)
-    );
+    assert!(run.records.iter().all(|r| r.answer == Answer::Page));
+    open_loop::histogram(&run.records)
+}
+
+/// The latency at quantile `q`, ms.
+fn ms(histogram: &Histogram<u64>, q: f64) -> f64 {
+    histogram.value_at_quantile(q) as f64 / 1000.0
 }
 
 #[test]
@@ -80,15 +85,14 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
     let rate = 1000.0;
 
     // Enough connections that none waits for one: the stall itself is measured.
-    let (run, p90, p99) = open_loop_run(&addr, rate, 256);
-    accounts_for_every_request(&run, rate);
+    let latencies = five_seconds(&addr, "/", BODY, rate, 256);
+    let (p90, p99) = (ms(&latencies, 0.90), ms(&latencies, 0.99));
     assert!((80.0..=100.0).contains(&p99), "open-loop p99 {p99} ms");
     assert!(p90 < 10.0, "open-loop p90 {p90} ms");
 
     // Four connections: requests due during the stall wait in the generator, and their
     // latency still runs from when they fell due.
-    let (run, _, p99) = open_loop_run(&addr, rate, 4);
-    accounts_for_every_request(&run, rate);
+    let p99 = ms(&five_seconds(&addr, "/", BODY, rate, 4), 0.99);
     assert!(
         (80.0..=110.0).contains(&p99),
         "open-loop p99 with 4 connections {p99} ms"
@@ -131,8 +135,9 @@ fn the_open_loop_agrees_with_oha() {
     let rate = 300.0;
     let addr = format!("127.0.0.1:{}", go.port);
     // Warm both the app's pool and its code paths.
-    open_loop_run_path(&addr, path, &page, rate);
-    let ours = open_loop_run_path(&addr, path, &page, rate);
+    let connections = open_loop::DEFAULT_MAX_CONNECTIONS;
+    five_seconds(&addr, path, &page, rate, connections);
+    let ours = five_seconds(&addr, path, &page, rate, connections);
     let output = Command::new("oha")
         .args(["--no-tui", "--output-format", "json", "-z", "5s"])
         .args(["-q", &rate.to_string(), "--latency-correction", "-c", "64"])
@@ -143,7 +148,7 @@ fn the_open_loop_agrees_with_oha() {
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let oha_ms = |key: &str| json["latencyPercentiles"][key].as_f64().unwrap() * 1000.0;
     let (oha_p50, oha_p99) = (oha_ms("p50"), oha_ms("p99"));
-    let (our_p50, our_p99) = ours;
+    let (our_p50, our_p99) = (ms(&ours, 0.50), ms(&ours, 0.99));
     eprintln!(
         "p50 ours {our_p50:.3} ms, oha {oha_p50:.3} ms; p99 ours {our_p99:.3} ms, oha {oha_p99:.3} ms"
     );
@@ -155,13 +160,4 @@ fn the_open_loop_agrees_with_oha() {
         (our_p99 - oha_p99).abs() <= 3.0,
         "p99 ours {our_p99} oha {oha_p99}"
     );
-}
-
-fn open_loop_run_path(addr: &str, path: &str, page: &[u8], rate: f64) -> (f64, f64) {
-    let plan = Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant);
-    let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan).unwrap();
-    accounts_for_every_request(&run, rate);
-    let histogram = open_loop::histogram(&run.records);
-    let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
-    (ms(0.50), ms(0.99))
 }

@@ -183,7 +183,7 @@ fn test_app(
     };
     progress.inc();
     let addr = format!("127.0.0.1:{}", running.port);
-    tested.rss_before_bytes = rss(running.pid());
+    tested.rss_before_bytes = processes::tree_rss_bytes(running.pid());
 
     progress.step(format!(
         "{}: bad input, idle-connection flood",
@@ -226,7 +226,7 @@ fn test_app(
         }
     }
     tested.survived = running.is_running();
-    tested.rss_after_bytes = rss(running.pid());
+    tested.rss_after_bytes = processes::tree_rss_bytes(running.pid());
     if !tested.survived {
         progress.say(format!(
             "{}: the process died; its last lines:\n{}",
@@ -250,14 +250,6 @@ fn start_gated(target: &Target, env: &[(&str, &str)], reference: &Reference) -> 
         );
     }
     Ok(running)
-}
-
-fn rss(pid: u32) -> u64 {
-    processes::process_tree(pid)
-        .into_iter()
-        .filter_map(processes::stat)
-        .map(|s| s.rss_bytes)
-        .sum()
 }
 
 /// One fault under closed-loop load on `route`: baseline, fault, and the time after.

@@ -45,6 +45,15 @@ impl Answer {
         !matches!(self, Answer::Page | Answer::Stored)
     }
 
+    /// No HTTP answer came back: the request failed on the way (and its connection, if
+    /// any, is not fit to reuse).
+    pub fn unanswered(self) -> bool {
+        matches!(
+            self,
+            Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate
+        )
+    }
+
     /// How the answer is counted in the results.
     pub fn label(self) -> String {
         match self {
@@ -374,7 +383,7 @@ impl Client {
                     Err(_) => Answer::Timeout,
                 };
             control.in_flight.fetch_sub(1, Ordering::SeqCst);
-            if answer_breaks_connection(answer) {
+            if answer.unanswered() {
                 sender = None;
             }
             let comment = match step {
@@ -522,14 +531,14 @@ pub fn summarise(records: &[Record], posts: &[PostPage]) -> LoadRun {
     // When each client's last comment was answered 303, for the stale reads' description.
     let mut stored_at: std::collections::HashMap<u32, Duration> = Default::default();
     for record in records {
+        if record.answer.unanswered() {
+            *run.errors.entry(record.answer.label()).or_default() += 1;
+            continue;
+        }
         let status = match record.answer {
-            Answer::Page | Answer::WrongBody | Answer::StaleRead => "200".to_owned(),
             Answer::Stored => "303".to_owned(),
             Answer::Status(code) => code.to_string(),
-            Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
-                *run.errors.entry(record.answer.label()).or_default() += 1;
-                continue;
-            }
+            _ => "200".to_owned(),
         };
         *run.status_codes.entry(status).or_default() += 1;
         match record.answer {
@@ -569,14 +578,6 @@ pub fn records_csv(records: &[Record]) -> String {
         );
     }
     csv
-}
-
-/// Whether the connection the answer came on (if any) is no longer fit to reuse.
-pub(crate) fn answer_breaks_connection(answer: Answer) -> bool {
-    matches!(
-        answer,
-        Answer::IoError | Answer::Timeout | Answer::TooLate | Answer::ConnectError
-    )
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ impl Plan {
             let end = phase_start + phase.length;
             if phase.rate > 0.0 {
                 let gap = 1.0 / phase.rate;
-                let exponential = rand_distr_exp(phase.rate);
+                let exponential = exponential_gaps(phase.rate);
                 let mut offset = 0.0;
                 loop {
                     let at = phase_start + Duration::from_secs_f64(offset);
@@ -101,7 +101,7 @@ impl Plan {
 }
 
 /// Exponential gaps (seconds) with mean `1 / rate`, by inverse transform.
-fn rand_distr_exp(rate: f64) -> impl Distribution<f64> {
+fn exponential_gaps(rate: f64) -> impl Distribution<f64> {
     rand::distr::Uniform::new(f64::EPSILON, 1.0)
         .expect("a valid range")
         .map(move |u: f64| -u.ln() / rate)
@@ -214,11 +214,9 @@ async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
         .await
         .unwrap_or(Answer::TooLate);
     let latency = due_at.elapsed();
-    let counter = match answer {
-        Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
-            &shared.failed
-        }
-        _ => &shared.completed,
+    let counter = match answer.unanswered() {
+        true => &shared.failed,
+        false => &shared.completed,
     };
     counter.fetch_add(1, Ordering::SeqCst);
     shared.records.lock().expect("records").push(OpenRecord {
@@ -251,7 +249,7 @@ async fn exchange(shared: &Shared) -> Answer {
         page: &shared.page,
     };
     let answer = client::exchange(&mut sender, &shared.host, &step).await;
-    if !client::answer_breaks_connection(answer) {
+    if !answer.unanswered() {
         shared.idle.lock().expect("idle connections").push(sender);
     }
     answer
@@ -272,7 +270,9 @@ pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
     histogram
 }
 
-fn has_latency(answer: Answer) -> bool {
+/// Whether the answer's latency means anything: a request given up at the limit did wait
+/// that long, one whose connection failed did not wait for the app.
+pub fn has_latency(answer: Answer) -> bool {
     !matches!(answer, Answer::ConnectError | Answer::IoError)
 }
 

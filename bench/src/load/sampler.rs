@@ -19,6 +19,8 @@ pub struct Usage {
     /// The fewest connections the app held at once in the measured window (0 when no
     /// sample fell in it).
     pub connections_min: u32,
+    /// How long the sampler ran: the CPU percentages are of this time.
+    pub seconds: f64,
 }
 
 pub struct Sampler {
@@ -94,5 +96,6 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     usage.postgres_cpu_percent = percent(1);
     usage.redis_cpu_percent = percent(2);
     usage.connections_min = connections_min.unwrap_or(0);
+    usage.seconds = seconds;
     usage
 }

@@ -6,6 +6,7 @@
 //! the connection sweep again inside a memory cgroup. `sweep.json` is saved after every
 //! step.
 
+use super::admission::{Expected, admission};
 use super::batch::{harness_env, seeded_database};
 use super::ceilings::StaticServer;
 use super::client::{Answer, Load, Pace, Workload};
@@ -25,7 +26,7 @@ use crate::stack::apps::{self, Target};
 use crate::stack::cgroup::MemoryCgroup;
 use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
 use crate::stack::page_cache;
-use crate::stack::processes::{process_tree, stat};
+use crate::stack::processes::tree_rss_bytes;
 use crate::stack::server::RunningApp;
 use anyhow::{Context, Result, bail};
 use hdrhistogram::Histogram;
@@ -33,7 +34,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub struct Options {
     /// Go first (the common rates are fractions of its max), then the others.
@@ -62,6 +63,24 @@ pub struct Options {
     pub allow_unpinned: bool,
     pub results_dir: PathBuf,
     pub command: String,
+}
+
+impl Options {
+    /// An open-loop plan of `phases` with the sweep's arrivals, connection bound and
+    /// latency limit.
+    fn plan(&self, phases: Vec<Phase>) -> Plan {
+        Plan {
+            phases,
+            arrivals: self.arrivals,
+            max_connections: self.max_connections,
+            latency_limit: self.latency_limit,
+        }
+    }
+}
+
+/// `rate` requests per second for `length`.
+fn phase(rate: f64, length: Duration) -> Phase {
+    Phase { rate, length }
 }
 
 /// The latency objective of a route when none is given: 50 ms for pages that query the
@@ -278,13 +297,14 @@ impl Sweeper<'_> {
         let (server, addr) = StaticServer::start(&self.options.cpus.app, page.page.len())?;
         let static_page = Arc::new(vec![b'x'; page.page.len()]);
         let rate = 200_000.0;
-        let plan = Plan {
-            max_connections: self.options.max_connections,
-            latency_limit: self.options.latency_limit,
-            ..Plan::steady(rate, self.options.run, self.options.arrivals)
-        };
-        open_loop::run(&addr, "/", Arc::clone(&static_page), &plan)?;
-        let run = open_loop::run(&addr, "/", static_page, &plan)?;
+        let plan = |length| self.options.plan(vec![phase(rate, length)]);
+        open_loop::run(
+            &addr,
+            "/",
+            Arc::clone(&static_page),
+            &plan(self.options.warmup),
+        )?;
+        let run = open_loop::run(&addr, "/", static_page, &plan(self.options.run))?;
         drop(server);
         let per_sec = delivered(&run) as f64 / run.length.as_secs_f64();
         self.sweep.generator_ceiling = Some(GeneratorCeiling {
@@ -304,7 +324,9 @@ impl Sweeper<'_> {
         self.save()
     }
 
-    fn sweep_app(&mut self, target: &Target) -> Result<()> {
+    /// Adds the target's (empty) results and saves them; returns its environment: the
+    /// harness's, then the target's own.
+    fn push_app(&mut self, target: &Target) -> Result<BTreeMap<String, String>> {
         let mut env = harness_env(&self.options.cpus.app);
         env.extend(target.env.iter().cloned());
         self.sweep.apps.push(AppSweep {
@@ -318,6 +340,11 @@ impl Sweeper<'_> {
             memory_limited: None,
         });
         self.save()?;
+        Ok(env)
+    }
+
+    fn sweep_app(&mut self, target: &Target) -> Result<()> {
+        let env = self.push_app(target)?;
         if let Err(err) = self.measure_app(target, &env) {
             let error = format!("{err:#}");
             self.progress.say(format!("{}: {error}", target.label));
@@ -338,18 +365,7 @@ impl Sweeper<'_> {
     }
 
     fn sweep_memory_variant(&mut self, variant: &Target) -> Result<()> {
-        let mut env = harness_env(&self.options.cpus.app);
-        env.extend(variant.env.iter().cloned());
-        self.sweep.apps.push(AppSweep {
-            label: variant.label.clone(),
-            env: env.clone(),
-            error: None,
-            routes: Vec::new(),
-            idle_rss_mib: None,
-            connections: Vec::new(),
-            overload: None,
-            memory_limited: None,
-        });
+        let env = self.push_app(variant)?;
         if let Err(err) = self.measure_memory_limited(variant, &env) {
             self.app().error = Some(format!("memory-limited: {err:#}"));
         }
@@ -499,15 +515,19 @@ impl Sweeper<'_> {
             )
         };
         load(options.warmup, "-warmup")?;
-        let run = load(options.run, "")?;
-        let errors: u64 = run.errors.values().sum();
-        let right = run.status_codes.get("200").copied().unwrap_or(0);
-        if errors > 0 || right != run.requests || run.body_bytes != Some(right * page_bytes) {
+        let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
+        let run = load(options.run, "");
+        let usage = sampler.finish();
+        let run = run?;
+        let expected = Expected {
+            connections: options.connections,
+            body_bytes: Some(page_bytes),
+            writes: false,
+        };
+        if let Some(reason) = admission(&run, expected, usage.connections_min) {
             bail!(
-                "{label} {}: the closed-loop run had errors or wrong answers ({:?}, {:?}); see {}",
+                "{label} {}: the closed-loop run does not count (docs/spec.md §5.6): {reason}; see {}",
                 page.route,
-                run.status_codes,
-                run.errors,
                 raw("").display()
             );
         }
@@ -528,11 +548,7 @@ impl Sweeper<'_> {
         let options = self.options;
         prepare_cache(running, page)?;
         let addr = format!("127.0.0.1:{}", running.port);
-        let plan = |length: Duration| Plan {
-            max_connections: options.max_connections,
-            latency_limit: options.latency_limit,
-            ..Plan::steady(rate, length, options.arrivals)
-        };
+        let plan = |length| options.plan(vec![phase(rate, length)]);
         open_loop::run(
             &addr,
             page.path,
@@ -540,9 +556,7 @@ impl Sweeper<'_> {
             &plan(options.warmup),
         )?;
         let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
-        let started = Instant::now();
         let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan(options.run))?;
-        let wall = started.elapsed();
         let usage = sampler.finish();
         let histogram_file = format!("{stem}.hlog");
         write_atomically(
@@ -560,7 +574,6 @@ impl Sweeper<'_> {
             fraction,
             slo_ms,
             &usage,
-            wall,
             client_bound,
             histogram_file,
         ))
@@ -588,21 +601,14 @@ impl Sweeper<'_> {
         let plan_secs = &options.overload;
         let base = (max * plan_secs.base_fraction).round().max(1.0);
         let over = (max * plan_secs.overload_fraction).round().max(1.0);
-        let phase = |rate: f64, secs: f64| Phase {
-            rate,
-            length: Duration::from_secs_f64(secs),
-        };
-        let plan = Plan {
-            phases: vec![
-                phase(base, plan_secs.before_secs),
-                phase(over, plan_secs.overload_secs),
-                phase(base, plan_secs.after_secs),
-            ],
-            arrivals: options.arrivals,
-            max_connections: options.max_connections,
-            latency_limit: options.latency_limit,
-        };
+        let secs = Duration::from_secs_f64;
+        let plan = options.plan(vec![
+            phase(base, secs(plan_secs.before_secs)),
+            phase(over, secs(plan_secs.overload_secs)),
+            phase(base, secs(plan_secs.after_secs)),
+        ]);
         let addr = format!("127.0.0.1:{}", running.port);
+        // An empty window: only CPU and RSS are read, connections are not counted.
         let sampler = Sampler::start(running.pid(), running.port, Duration::ZERO..Duration::ZERO);
         let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan)?;
         let usage = sampler.finish();
@@ -732,7 +738,6 @@ fn rate_point(
     fraction: f64,
     slo_ms: f64,
     usage: &Usage,
-    wall: Duration,
     client_bound: bool,
     histogram: String,
 ) -> RatePoint {
@@ -742,7 +747,7 @@ fn rate_point(
     let latency = latency_ms(&open_loop::histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
     let per_request =
-        |percent: f64| percent / 100.0 * wall.as_secs_f64() * 1e6 / (run.completed.max(1) as f64);
+        |percent: f64| percent / 100.0 * usage.seconds * 1e6 / (run.completed.max(1) as f64);
     let mut reasons = Vec::new();
     if run.sent != run.completed + run.failed + run.in_flight {
         reasons.push(format!(
@@ -810,15 +815,13 @@ fn overload_outcome(
         vec![(open_loop::new_histogram(), 0, 0); seconds_total];
     for record in &run.records {
         let slot = &mut seconds[(record.due.as_secs() as usize).min(seconds_total - 1)];
-        if !matches!(record.answer, Answer::ConnectError | Answer::IoError) {
+        if open_loop::has_latency(record.answer) {
             slot.0.saturating_record(record.latency.as_micros() as u64);
         }
-        match record.answer {
-            Answer::Page => slot.1 += 1,
-            Answer::ConnectError | Answer::IoError | Answer::Timeout | Answer::TooLate => {
-                slot.2 += 1
-            }
-            _ => {}
+        if record.answer == Answer::Page {
+            slot.1 += 1;
+        } else if record.answer.unanswered() {
+            slot.2 += 1;
         }
     }
     let seconds: Vec<OverloadSecond> = seconds
@@ -960,10 +963,5 @@ fn connection_level(
 }
 
 fn rss_mib(pid: u32) -> f64 {
-    process_tree(pid)
-        .into_iter()
-        .filter_map(stat)
-        .map(|s| s.rss_bytes)
-        .sum::<u64>() as f64
-        / (1024.0 * 1024.0)
+    tree_rss_bytes(pid) as f64 / (1024.0 * 1024.0)
 }

@@ -6,7 +6,7 @@ use super::markdown::{Table, code_block, escape};
 use super::numbers;
 use super::outcome::{self, Measured, Summary};
 use super::routes::{self, Group};
-use crate::results::{AppResult, AppStatus, Batch, Ceiling, Parity, Run};
+use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run};
 use std::collections::BTreeMap;
 
 pub fn markdown(batch: &Batch, charts: &[Chart]) -> String {
@@ -44,11 +44,6 @@ fn header(batch: &Batch) -> String {
         .iter()
         .map(|(t, v)| format!("{t} {v}"))
         .collect();
-    let pinning = if sets.unpinned.is_empty() {
-        "every process pinned with taskset".to_owned()
-    } else {
-        format!("NOT pinned: {}", sets.unpinned.join(", "))
-    };
     let pacer = match &batch.pacer {
         Some(pacer) => format!(
             "the Go reference ({}) on the app CPUs; per route a {} s warm-up, then one {} s run \
@@ -65,22 +60,10 @@ fn header(batch: &Batch) -> String {
         ("batch", batch.id.clone()),
         ("started", batch.started_at.clone()),
         ("finished", finished),
-        (
-            "machine",
-            format!(
-                "{}: {} cores, {}, {:.1} GiB",
-                machine.hostname, machine.cores, machine.cpu_model, machine.memory_gib
-            ),
-        ),
-        ("kernel", machine.kernel.clone()),
-        (
-            "CPU sets",
-            format!(
-                "app {} · PostgreSQL and Redis {} · load generator {} ({})",
-                sets.app, sets.services, sets.load, sets.note
-            ),
-        ),
-        ("pinning", pinning),
+    ]
+    .into_iter()
+    .chain(machine_rows(machine, sets))
+    .chain([
         (
             "load",
             format!(
@@ -100,7 +83,7 @@ fn header(batch: &Batch) -> String {
         ("tools", tools.join(" · ")),
         ("seed checksum", batch.seed_checksum.clone()),
         ("git commit", batch.git_commit.clone()),
-    ] {
+    ]) {
         table.row(vec![what.to_owned(), value]);
     }
     format!(
@@ -109,6 +92,34 @@ fn header(batch: &Batch) -> String {
         table.to_markdown(),
         code_block("sh", &batch.command)
     )
+}
+
+/// The setup rows every report starts with: the machine, its kernel, the CPU sets and
+/// whether everything was pinned.
+pub(super) fn machine_rows(machine: &Machine, sets: &CpuSets) -> [(&'static str, String); 4] {
+    let pinning = if sets.unpinned.is_empty() {
+        "every process pinned with taskset".to_owned()
+    } else {
+        format!("NOT pinned: {}", sets.unpinned.join(", "))
+    };
+    [
+        (
+            "machine",
+            format!(
+                "{}: {} cores, {}, {:.1} GiB",
+                machine.hostname, machine.cores, machine.cpu_model, machine.memory_gib
+            ),
+        ),
+        ("kernel", machine.kernel.clone()),
+        (
+            "CPU sets",
+            format!(
+                "app {} · PostgreSQL and Redis {} · load generator {} ({})",
+                sets.app, sets.services, sets.load, sets.note
+            ),
+        ),
+        ("pinning", pinning),
+    ]
 }
 
 /// `WORKERS=1 POOL_MAX=16`, or that the harness set nothing.

@@ -4,6 +4,7 @@
 //! sweep. `sweep.html` is rendered from this text, so both always say the same.
 
 use super::charts::Chart;
+use super::document::machine_rows;
 use super::markdown::{Table, code_block, escape};
 use super::numbers;
 use super::sweep_charts;
@@ -116,11 +117,6 @@ fn header(sweep: &Sweep) -> String {
         .finished_at
         .clone()
         .unwrap_or_else(|| "not finished (the sweep was stopped)".to_owned());
-    let pinning = if sets.unpinned.is_empty() {
-        "every process pinned with taskset".to_owned()
-    } else {
-        format!("NOT pinned: {}", sets.unpinned.join(", "))
-    };
     let routes: Vec<String> = s.routes.iter().map(|r| route_with_slo(sweep, r)).collect();
     let quick = if s.quick { " (quick mode)" } else { "" };
     let levels: Vec<String> = s.connection_levels.iter().map(u32::to_string).collect();
@@ -130,22 +126,10 @@ fn header(sweep: &Sweep) -> String {
         ("sweep", sweep.id.clone()),
         ("started", sweep.started_at.clone()),
         ("finished", finished),
-        (
-            "machine",
-            format!(
-                "{}: {} cores, {}, {:.1} GiB",
-                machine.hostname, machine.cores, machine.cpu_model, machine.memory_gib
-            ),
-        ),
-        ("kernel", machine.kernel.clone()),
-        (
-            "CPU sets",
-            format!(
-                "app {} · PostgreSQL and Redis {} · load generator {} ({})",
-                sets.app, sets.services, sets.load, sets.note
-            ),
-        ),
-        ("pinning", pinning),
+    ]
+    .into_iter()
+    .chain(machine_rows(machine, sets))
+    .chain([
         ("routes and SLOs", routes.join(", ")),
         (
             "rate ladders",
@@ -191,7 +175,7 @@ fn header(sweep: &Sweep) -> String {
         ),
         ("open files limit", s.open_files_limit.to_string()),
         ("git commit", sweep.git_commit.clone()),
-    ] {
+    ]) {
         table.row(vec![what.to_owned(), value]);
     }
     format!(

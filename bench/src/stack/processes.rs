@@ -57,6 +57,15 @@ pub fn process_tree(pid: u32) -> Vec<u32> {
     tree
 }
 
+/// The resident memory of `pid` and all its descendants, bytes.
+pub fn tree_rss_bytes(pid: u32) -> u64 {
+    process_tree(pid)
+        .into_iter()
+        .filter_map(stat)
+        .map(|s| s.rss_bytes)
+        .sum()
+}
+
 pub fn clock_ticks() -> f64 {
     // SAFETY: sysconf only reads a configuration value.
     (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
