@@ -19,8 +19,6 @@ pub struct Usage {
     /// The fewest connections the app held at once in the measured window (0 when no
     /// sample fell in it).
     pub connections_min: u32,
-    /// The most connections the app held at once in the measured window.
-    pub connections_max: u32,
     /// How long the sampler ran: the CPU percentages are of this time.
     pub seconds: f64,
 }
@@ -71,7 +69,6 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     let mut last = first;
     let mut usage = Usage::default();
     let mut connections_min: Option<u32> = None;
-    let mut connections_max = 0;
     loop {
         let [tree, postgres, redis] = groups();
         let rss: u64 = tree
@@ -82,7 +79,6 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
         if window.contains(&started.elapsed()) {
             let held = connections_held(&tree, app_port);
             connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
-            connections_max = connections_max.max(held);
         }
         let now = [&tree, &postgres, &redis].map(|pids| cpu_ticks(pids));
         // A process that exited takes its ticks with it; keep the highest total seen.
@@ -100,7 +96,6 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     usage.postgres_cpu_percent = percent(1);
     usage.redis_cpu_percent = percent(2);
     usage.connections_min = connections_min.unwrap_or(0);
-    usage.connections_max = connections_max;
     usage.seconds = seconds;
     usage
 }

@@ -26,7 +26,7 @@ use crate::stack::apps::{self, Target};
 use crate::stack::cgroup::MemoryCgroup;
 use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
 use crate::stack::page_cache;
-use crate::stack::processes::tree_rss_bytes;
+use crate::stack::processes::{await_connections_held, tree_rss_bytes};
 use crate::stack::server::RunningApp;
 use anyhow::{Context, Result, bail};
 use hdrhistogram::Histogram;
@@ -94,6 +94,9 @@ pub fn default_slo_ms(route: &str) -> f64 {
 
 /// A ladder stops after this many invalid rates in a row: higher rates only fail harder.
 const INVALID_IN_A_ROW: usize = 2;
+/// How long past the warm-up a connection level waits for the app to hold all its
+/// connections (two SYN resends: 1 s, then 2 s more).
+const CONNECT_LIMIT: Duration = Duration::from_secs(4);
 
 /// Sweeps every target; returns the `sweep-<id>` folder.
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
@@ -912,13 +915,17 @@ fn connection_level(
     let addr = format!("127.0.0.1:{}", running.port);
     let load = Load::start(&runtime, &addr, &workload, connections, Pace::Flat);
     std::thread::sleep(options.warmup);
+    // The connections all open at once and the kernel resends a SYN it dropped only a
+    // second later: the warm-up lasts until the app holds them all, or the level is invalid.
+    await_connections_held(running.pid(), running.port, connections, CONNECT_LIMIT);
+    let warmed = load.started.elapsed();
     let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
     std::thread::sleep(options.run);
     let usage = sampler.finish();
     let records = load.finish(&runtime);
     let measured: Vec<_> = records
         .iter()
-        .filter(|r| r.sent >= options.warmup && r.sent < options.warmup + options.run)
+        .filter(|r| r.sent >= warmed && r.sent < warmed + options.run)
         .collect();
     let mut histogram = open_loop::new_histogram();
     for record in &measured {
@@ -929,11 +936,7 @@ fn connection_level(
         .iter()
         .filter(|r| r.answer == Answer::WrongBody)
         .count() as u64;
-    // The level's connections all open at once, and the kernel resends a SYN it dropped
-    // only a second later, so at hundreds of connections a few can arrive inside the
-    // measured window: the level asks whether the app reached them all at once. A
-    // connection it dropped afterwards shows as an answer that did not come back.
-    let held = usage.connections_max;
+    let held = usage.connections_min;
     let mut reasons = Vec::new();
     if held < connections {
         reasons.push(format!("the app held {held} of {connections} connections"));

@@ -1,6 +1,7 @@
 //! What `/proc` says about processes: CPU time, memory, descendants, names.
 
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 pub struct Stat {
     /// utime + stime, in clock ticks.
@@ -101,6 +102,15 @@ pub fn connections_held(pids: &[u32], port: u16) -> u32 {
         .count() as u32
 }
 
+/// Waits until the process tree of `pid` holds `connections` on `port` ([`connections_held`]),
+/// for at most `limit`.
+pub fn await_connections_held(pid: u32, port: u16, connections: u32, limit: Duration) {
+    let started = Instant::now();
+    while connections_held(&process_tree(pid), port) < connections && started.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The local ports of the TCP sockets open in `pids` (e.g. an app's PostgreSQL
 /// connections, as `pg_stat_activity.client_port` shows them).
 pub fn local_ports(pids: &[u32]) -> HashSet<u16> {
@@ -174,6 +184,28 @@ mod tests {
         let (_accepted, _) = listener.accept().unwrap();
         assert_eq!(super::connections_held(&me, port), 1);
         assert_eq!(super::connections_held(&[], port), 0);
+    }
+
+    #[test]
+    fn waits_for_connections_until_they_are_accepted() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let me = std::process::id();
+        let limit = std::time::Duration::from_secs(2);
+        let _client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let waited = std::time::Instant::now();
+        super::await_connections_held(me, port, 1, limit);
+        assert!(
+            waited.elapsed() >= limit,
+            "returned before the connection was accepted"
+        );
+        let (_accepted, _) = listener.accept().unwrap();
+        let waited = std::time::Instant::now();
+        super::await_connections_held(me, port, 1, limit);
+        assert!(
+            waited.elapsed() < limit,
+            "waited for a connection already held"
+        );
     }
 
     #[test]
