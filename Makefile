@@ -4,8 +4,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 APP ?=
-# The app names: the Go reference plus one crate per folder under apps/.
-APPS := go $(sort $(patsubst apps/%/Cargo.toml,%,$(wildcard apps/*/Cargo.toml)))
+# The app names: the Go reference plus one folder under apps/ per app (a crate or a Go module).
+APPS := go $(sort $(patsubst apps/%/bench.toml,%,$(wildcard apps/*/bench.toml)))
+# Go apps besides the reference, each its own module, built into a binary named after its folder.
+GO_APPS := $(patsubst apps/%/go.mod,%,$(wildcard apps/*/go.mod))
+# Every Go module: linted and tested one by one.
+GO_MODULES := $(patsubst %/go.mod,%,$(wildcard go-shared/go.mod go-reference/go.mod apps/*/go.mod))
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 RELEASE := $(TARGET_DIR)/release
 BLOGBENCH := $(RELEASE)/blogbench
@@ -22,7 +26,7 @@ help:
 	@echo "make build           release build of every app and tool (one profile for all)"
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
-	@echo "make bench-quick     the same in smoke-test size (1 round, 3 s runs)"
+	@echo "make bench-quick     the same in smoke-test size (1 round, 2 s runs)"
 	@echo "make sweep           latency at given rates, connection sweep, overload, 512 MiB limit (docs/spec.md §8), in results/"
 	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
@@ -34,14 +38,19 @@ help:
 build:
 	cargo build --release --workspace --all-targets
 	cd go-reference && go build -o $(RELEASE)/go-reference .
+	@for app in $(GO_APPS); do echo "go build apps/$$app"; (cd apps/$$app && go build -o $(RELEASE)/$$app .) || exit 1; done
 
 services: build
 	scripts/services.sh up
 	$(RELEASE)/seed ensure
 
-# oha from crates.io at a pinned version (wrk, the second opinion, is a Debian package).
+# oha from crates.io at a pinned version (wrk, the second opinion, is a Debian package). The
+# load is plain HTTP: its TLS comes from the system's OpenSSL instead of its default rustls,
+# whose aws-lc C build doubled the install time.
 tools:
-	@oha --version 2>/dev/null | grep -qx "oha $(OHA_VERSION)" || cargo install --locked oha --version $(OHA_VERSION)
+	@oha --version 2>/dev/null | grep -qx "oha $(OHA_VERSION)" || { \
+		pkg-config --exists openssl || { echo "make tools: oha needs OpenSSL's headers: apt-get install libssl-dev pkg-config"; exit 1; }; \
+		cargo install --locked oha --version $(OHA_VERSION) --no-default-features --features native-tls; }
 
 bench: services tools
 	$(BLOGBENCH) bench
@@ -77,11 +86,15 @@ parity: services
 lint:
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
-	cd go-reference && test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
-	cd go-reference && go vet ./...
+	@for module in $(GO_MODULES); do \
+		echo "gofmt, go vet: $$module"; \
+		unformatted=$$(cd $$module && gofmt -l .); \
+		test -z "$$unformatted" || { echo "gofmt: these files in $$module need formatting: $$unformatted"; exit 1; }; \
+		(cd $$module && go vet ./...) || exit 1; \
+	done
 
 go-test: services
-	cd go-reference && go test -count=1 ./...
+	@for module in $(GO_MODULES); do echo "go test: $$module"; (cd $$module && go test -count=1 ./...) || exit 1; done
 
 # Ends with one line summing every cargo test binary's results, for CI and for people.
 cargo-test: services tools

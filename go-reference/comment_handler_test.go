@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"blogbench/goshared/pagecache"
+	"blogbench/goshared/workload"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -66,11 +69,11 @@ func commentServer(t *testing.T, redisURL string) (srv *httptest.Server, slug st
 func TestComments(t *testing.T) {
 	srv, slug := commentServer(t, redisURL)
 	path := "/posts/" + slug + "/comments"
-	testRedis(t).Del(context.Background(), keysACommentChanges(slug)...)
+	testRedis(t).Del(context.Background(), pagecache.KeysACommentChanges(slug)...)
 	before := get(t, srv, "/cached/posts/"+slug) // stored in the cache
 	wantPage(t, "/cached/posts/"+slug, before, 200)
 
-	got, location := postForm(t, srv, path, formContentType, "author_name=%3Cb%3EAna&body=1+%3C+2+%27%3B+DROP+TABLE+comments%3B")
+	got, location := postForm(t, srv, path, workload.FormContentType, "author_name=%3Cb%3EAna&body=1+%3C+2+%27%3B+DROP+TABLE+comments%3B")
 	if got != (response{303, "", ""}) || location != "/posts/"+slug {
 		t.Fatalf("POST %s: %+v to %q, want 303 to /posts/%s with no body or type", path, got, location, slug)
 	}
@@ -88,15 +91,15 @@ func TestComments(t *testing.T) {
 		path, contentType, form string
 		want                    response
 	}{
-		{path, "", "author_name=a&body=b", response{415, textType, errNotAForm.message}},
-		{path, "text/plain", "author_name=a&body=b", response{415, textType, errNotAForm.message}},
-		{path, formContentType, "author_name=a&body=" + strings.Repeat("b", formLimit), response{413, textType, errTooLarge.message}},
-		{path, formContentType, "body=b", response{400, textType, "author_name is required\n"}},
-		{path, formContentType, "author_name=a&body=%zz", response{400, textType, errMalformed.message}},
-		{path, formContentType, "author_name=a&body=%FF", response{400, textType, "body must be valid UTF-8\n"}},
-		{path, formContentType, "author_name=a&body=%00", response{400, textType, "body must not contain NUL characters\n"}},
-		{"/posts/no-such-post/comments", formContentType, "author_name=a&body=b", response{404, htmlType, get(t, srv, "/no/such/page").body}},
-		{"/posts/Upper/comments", formContentType, "author_name=a&body=b", response{404, htmlType, get(t, srv, "/no/such/page").body}},
+		{path, "", "author_name=a&body=b", response{415, textType, workload.ErrNotAForm.Message}},
+		{path, "text/plain", "author_name=a&body=b", response{415, textType, workload.ErrNotAForm.Message}},
+		{path, workload.FormContentType, "author_name=a&body=" + strings.Repeat("b", workload.FormLimit), response{413, textType, workload.ErrTooLarge.Message}},
+		{path, workload.FormContentType, "body=b", response{400, textType, "author_name is required\n"}},
+		{path, workload.FormContentType, "author_name=a&body=%zz", response{400, textType, workload.ErrMalformed.Message}},
+		{path, workload.FormContentType, "author_name=a&body=%FF", response{400, textType, "body must be valid UTF-8\n"}},
+		{path, workload.FormContentType, "author_name=a&body=%00", response{400, textType, "body must not contain NUL characters\n"}},
+		{"/posts/no-such-post/comments", workload.FormContentType, "author_name=a&body=b", response{404, htmlType, get(t, srv, "/no/such/page").body}},
+		{"/posts/Upper/comments", workload.FormContentType, "author_name=a&body=b", response{404, htmlType, get(t, srv, "/no/such/page").body}},
 	}
 	for _, c := range refused {
 		if got, _ := postForm(t, srv, c.path, c.contentType, c.form); got != c.want {
@@ -110,7 +113,7 @@ func TestComments(t *testing.T) {
 
 func TestCommentsWithRedisDown(t *testing.T) {
 	srv, slug := commentServer(t, deadRedisURL)
-	got, _ := postForm(t, srv, "/posts/"+slug+"/comments", formContentType, "author_name=a&body=stored")
+	got, _ := postForm(t, srv, "/posts/"+slug+"/comments", workload.FormContentType, "author_name=a&body=stored")
 	if got.status != 303 {
 		t.Fatalf("a comment with Redis down: %+v, want 303", got)
 	}
@@ -121,7 +124,7 @@ func TestCommentsWithRedisDown(t *testing.T) {
 
 func TestCommentsWithPostgresDown(t *testing.T) {
 	srv := server(t, deadDatabaseURL, deadRedisURL)
-	got, _ := postForm(t, srv, "/posts/any/comments", formContentType, "author_name=a&body=b")
+	got, _ := postForm(t, srv, "/posts/any/comments", workload.FormContentType, "author_name=a&body=b")
 	if want := (response{503, textType, "database unavailable\n"}); got != want {
 		t.Errorf("a comment with Postgres down: %+v, want %+v", got, want)
 	}

@@ -3,6 +3,7 @@ module blogbench/goreference
 go 1.26.0
 
 require (
+	blogbench/goshared v0.0.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
@@ -17,3 +18,6 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+// The rules, SQL, templates and page cache every Go app shares (docs/spec.md §1).
+replace blogbench/goshared => ../go-shared

@@ -15,6 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"blogbench/goshared/blog"
+	"blogbench/goshared/pagecache"
+	"blogbench/goshared/workload"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
@@ -36,8 +40,8 @@ func env(name, def string) string {
 }
 
 var (
-	databaseURL = env("DATABASE_URL", defaultDatabaseURL)
-	redisURL    = env("REDIS_URL", defaultRedisURL)
+	databaseURL = env("DATABASE_URL", workload.DefaultDatabaseURL)
+	redisURL    = env("REDIS_URL", workload.DefaultRedisURL)
 )
 
 // servicesReady checks once that the database is up and seeded and Redis answers.
@@ -86,6 +90,18 @@ func requireServices(t *testing.T) {
 	}
 }
 
+// configOf is the config of an environment holding only the given name, value pairs.
+func configOf(pairs ...string) (workload.Config, error) {
+	env := map[string]string{}
+	for i := 0; i < len(pairs); i += 2 {
+		env[pairs[i]] = pairs[i+1]
+	}
+	return workload.ConfigFrom(func(name string) (string, bool) {
+		v, ok := env[name]
+		return v, ok
+	})
+}
+
 // server starts the app, as main sets it up, against the given services.
 func server(t *testing.T, dbURL, redisURL string) *httptest.Server {
 	t.Helper()
@@ -93,15 +109,15 @@ func server(t *testing.T, dbURL, redisURL string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := openDB(context.Background(), cfg)
+	db, err := blog.OpenDB(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rdb, err := openRedis(cfg)
+	rdb, err := pagecache.OpenRedis(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(db, &pageCache{rdb: rdb})
+	a, err := newApp(blog.NewStore(db), pagecache.New(rdb))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +212,11 @@ func TestComputeAndUnknownPaths(t *testing.T) {
 		{"/compute", 200, "21171191\n"},
 		{"/compute?n=10", 200, "17\n"},
 		{"/compute?n=2", 200, "0\n"},
-		{"/compute?n=", 400, badN},
-		{"/compute?n=1", 400, badN},
-		{"/compute?n=1000001", 400, badN},
-		{"/compute?n=abc", 400, badN},
-		{"/compute?n=%zz", 400, badN},
+		{"/compute?n=", 400, workload.BadNMessage},
+		{"/compute?n=1", 400, workload.BadNMessage},
+		{"/compute?n=1000001", 400, workload.BadNMessage},
+		{"/compute?n=abc", 400, workload.BadNMessage},
+		{"/compute?n=%zz", 400, workload.BadNMessage},
 	} {
 		got := get(t, srv, c.path)
 		if got != (response{c.status, textType, c.body}) {
@@ -402,7 +418,7 @@ func TestQueryCounts(t *testing.T) {
 	}
 	defer db.Close()
 	rdb := testRedis(t)
-	a, err := newApp(db, &pageCache{rdb: rdb})
+	a, err := newApp(blog.NewStore(db), pagecache.New(rdb))
 	if err != nil {
 		t.Fatal(err)
 	}

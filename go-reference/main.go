@@ -1,5 +1,7 @@
 // Command go-reference is blogbench's reference app and HTML oracle: Go's net/http, pgx and
-// go-redis, rendering the pages every other app must match byte for byte (docs/spec.md).
+// go-redis, rendering the pages every other app must match byte for byte (docs/spec.md). The
+// rules, SQL, templates and page cache it shares with the other Go apps are in go-shared/;
+// this folder has what a reader compares frameworks on: routing, handlers, start-up.
 package main
 
 import (
@@ -14,12 +16,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
+	"blogbench/goshared/blog"
+	"blogbench/goshared/pagecache"
+	"blogbench/goshared/workload"
 )
 
 func main() {
-	cfg, err := loadConfig()
+	cfg, err := workload.LoadConfig()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "go-reference:", err)
 		os.Exit(2)
@@ -35,18 +38,18 @@ func main() {
 }
 
 // run serves until ctx is done, then shuts down gracefully.
-func run(ctx context.Context, cfg config) error {
-	db, err := openDB(ctx, cfg)
+func run(ctx context.Context, cfg workload.Config) error {
+	db, err := blog.OpenDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	rdb, err := openRedis(cfg)
+	rdb, err := pagecache.OpenRedis(cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	a, err := newApp(db, &pageCache{rdb: rdb})
+	a, err := newApp(blog.NewStore(db), pagecache.New(rdb))
 	if err != nil {
 		return err
 	}
@@ -77,37 +80,3 @@ func run(ctx context.Context, cfg config) error {
 
 // headerTimeout is how long a connection may take to send a request header.
 const headerTimeout = 10 * time.Second
-
-// openDB makes the Postgres pool. It connects lazily, so the app starts (and answers 503)
-// while Postgres is down, and recovers by itself when it returns.
-func openDB(ctx context.Context, cfg config) (*pgxpool.Pool, error) {
-	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: %w", err)
-	}
-	pc.MaxConns = cfg.PoolMax
-	pc.MinConns = cfg.PoolMin
-	switch cfg.PingOnAcquire { // "idle" is pgxpool's own rule: idle for more than a second
-	case "always":
-		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return true }
-	case "never":
-		pc.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
-	}
-	return pgxpool.NewWithConfig(ctx, pc)
-}
-
-// openRedis makes the Redis client. Short timeouts and no retries: a cache that does not
-// answer quickly is skipped (the page comes from the database), and go-redis redials by
-// itself when Redis returns.
-func openRedis(cfg config) (*redis.Client, error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = 250 * time.Millisecond
-	opt.DialerRetries = 1
-	opt.ReadTimeout = time.Second
-	opt.WriteTimeout = time.Second
-	opt.MaxRetries = -1
-	return redis.NewClient(opt), nil
-}

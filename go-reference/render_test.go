@@ -4,6 +4,8 @@ import (
 	"context"
 	"html/template"
 	"testing"
+
+	"blogbench/goshared/blog"
 )
 
 // BenchmarkRender times html/template alone on each page's real view data (loaded once from
@@ -18,22 +20,22 @@ func BenchmarkRender(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	db, err := openDB(ctx, cfg)
+	db, err := blog.OpenDB(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	a := &app{db: db}
-	home, err := a.loadHome(ctx)
+	store := blog.NewStore(db)
+	home, err := store.LoadHome(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	// The detail route's post: the newest.
-	post, err := a.loadPost(ctx, home.Posts[0].Slug)
+	post, err := store.LoadPost(ctx, home.Posts[0].Slug)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tag, err := a.loadTag(ctx, "rust")
+	tag, err := store.LoadTag(ctx, "rust")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,10 +43,10 @@ func BenchmarkRender(b *testing.B) {
 		name     string
 		template *template.Template
 		data     any
-	}{{"home", homeTemplate, home}, {"post", postTemplate, post}, {"tag", tagTemplate, tag}} {
+	}{{"home", blog.HomeTemplate, home}, {"post", blog.PostTemplate, post}, {"tag", blog.TagTemplate, tag}} {
 		b.Run(page.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := render(page.template, page.data); err != nil {
+				if _, err := blog.Render(page.template, page.data); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,8 +13,9 @@ import (
 
 // The tests below check the pages the app serves against the contract (docs/spec.md §2 for
 // the data, §3 for the routes), not against the app's own queries: every expected value comes
-// from SQL written here from the contract's words, never from queries.go or views.go. Parity
-// cannot catch a change to the shared SQL (every app moves together); these tests do.
+// from SQL written here from the contract's words, never from go-shared/blog's queries.go or
+// views.go. Parity cannot catch a change to the shared SQL (every app moves together); these
+// tests do.
 
 // specEscaped is the contract's text-context escaping (docs/spec.md §3, the vectors of
 // templates/testdata/escape-vectors.json), written out so the app's escaping is checked

@@ -1,6 +1,7 @@
 //! Round trips per page, counted at the protocol level through the counting relay: Go's pgx
 //! needs one per statement; a pooled sqlx app one more (the ping when the connection goes
-//! back to the pool), and one more again when the acquire ping is on.
+//! back to the pool), and one more again when the acquire ping is on; tokio-postgres, sending
+//! a page's independent statements together, fewer than its statements.
 
 use bench::probe::roundtrips::{PageCount, measure};
 use bench::stack::apps;
@@ -38,4 +39,16 @@ fn sqlx_adds_the_release_ping_and_the_acquire_ping_when_on() {
     assert_page(&axum, "comment", 4.0, 5.0);
     let pinging = counts("axum-sqlx", &[("PING_ON_ACQUIRE", "always")]);
     assert_page(&pinging, "detail", 3.0, 5.0);
+}
+
+#[test]
+fn tokio_postgres_sends_independent_statements_in_one_round_trip() {
+    let axum = counts("axum-postgres", &[]);
+    assert_page(&axum, "home", 3.0, 2.0);
+    assert_page(&axum, "detail", 3.0, 2.0);
+    assert_page(&axum, "tag", 4.0, 3.0);
+    assert_page(&axum, "cached home (hit)", 0.0, 0.0);
+    assert_page(&axum, "comment", 4.0, 4.0);
+    let pinging = counts("axum-postgres", &[("PING_ON_ACQUIRE", "always")]);
+    assert_page(&pinging, "detail", 3.0, 3.0);
 }

@@ -1,5 +1,5 @@
 //! The SQL text every sqlx-based app sends, byte for byte the text the Go reference sends
-//! (`go-reference/queries.go`; a test below fails when the two differ), and the rows it
+//! (`go-shared/blog/queries.go`; a test below fails when the two differ), and the rows it
 //! returns. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4; a comment 2 in a
 //! transaction (§3.9).
 
@@ -147,10 +147,10 @@ mod tests {
         out
     }
 
-    /// The raw-string constants of `go-reference/queries.go`, by Rust name.
+    /// The raw-string constants of `go-shared/blog/queries.go`, by Rust name.
     fn go_queries() -> BTreeMap<String, String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../go-reference/queries.go");
-        let source = std::fs::read_to_string(path).expect("read go-reference/queries.go");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../go-shared/blog/queries.go");
+        let source = std::fs::read_to_string(path).expect("read go-shared/blog/queries.go");
         let mut queries = BTreeMap::new();
         let mut rest = source.as_str();
         while let Some(start) = rest.find("= `") {
@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(
             go.keys().collect::<Vec<_>>(),
             rust.keys().collect::<Vec<_>>(),
-            "query names differ between go-reference/queries.go and shared-sql"
+            "query names differ between go-shared/blog/queries.go and shared-sql"
         );
         for (name, sql) in &rust {
             assert_eq!(&go[name], sql, "{name} differs between Go and shared-sql");

@@ -2,7 +2,7 @@
 //! one, how its body decodes, and what a valid comment is, with the answer to everything
 //! else. One rule for every app, like the slug rule: the frameworks' form extractors decode
 //! invalid UTF-8 lossily (serde_urlencoded) or reject input with their own words, and the
-//! answers must be Go's byte for byte. Go's twin is `go-reference/comment.go`; both are
+//! answers must be Go's byte for byte. Go's twin is `go-shared/workload/comment.go`; both are
 //! checked against `testdata/comment-forms.json`.
 
 use std::fmt;

@@ -1,8 +1,7 @@
 //! What every blogbench app does alike besides SQL and HTML: the environment it reads
 //! (docs/spec.md §1), the slug rule (§3.1), the `/compute` route's function (§3.6) and the
-//! comment form's rule (§3.9, [`comment`]). Go's reference app implements the same four in
-//! `go-reference/config.go`, `go-reference/slug.go`, `go-reference/compute.go` and
-//! `go-reference/comment.go`.
+//! comment form's rule (§3.9, [`comment`]). The Go apps share the same four in
+//! `go-shared/workload/`: `config.go`, `slug.go`, `compute.go` and `comment.go`.
 
 pub mod comment;
 
@@ -155,7 +154,7 @@ pub fn parse_n(raw: Option<&str>) -> Result<i64, &'static str> {
     }
 }
 
-/// `n` from `/compute`'s raw query string, read as the Go reference's `parseN` reads it
+/// `n` from `/compute`'s raw query string, read as the Go apps' `workload.ParseN` reads it
 /// (`url.ParseQuery`), so every app applies one rule: pairs split on `&`; a pair holding `;`
 /// or a bad `%` escape is dropped, and makes the query bad when `n` is then missing; `+` is
 /// a space; the first `n` counts. Vectors: `testdata/compute-queries.json` (Go checks them too).

@@ -247,7 +247,7 @@ fn profile_one(
         ("DATABASE_URL", via_relay.as_str()),
         ("WORKERS", workers.as_str()),
     ];
-    if target.app.is_reference() {
+    if target.app.is_go() {
         env.push(("GODEBUG", "gctrace=1"));
     }
     env.extend(target.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -331,7 +331,7 @@ fn profile_one(
             "pg_stat_statements is not loaded; `scripts/services.sh up` enables it (shared_preload_libraries, then a restart of a cluster it started)".to_owned(),
         );
     }
-    if target.app.is_reference() {
+    if target.app.is_go() {
         let log = std::fs::read(&running.log_path).unwrap_or_default();
         let window = log
             .get(before.log_bytes as usize..after.log_bytes as usize)

@@ -3,8 +3,15 @@
 //! Cutting it drops every connection through it and refuses new ones, as a service outage
 //! does; resuming it listens on the same port again (the fault tests). In front of
 //! PostgreSQL it also reads the protocol as it passes: it counts the statements the app
-//! sends (`Query`, `Execute`) and the round trips the server completes (`ReadyForQuery`),
-//! and declines TLS so the stream stays readable.
+//! sends (`Query`, `Execute`) and the round trips it waits for, and declines TLS so the
+//! stream stays readable.
+//!
+//! A round trip is a wait for the server: a request (a `Sync`, or a simple `Query`; each is
+//! answered by one `ReadyForQuery`) sent while none of the connection's earlier requests is
+//! unanswered starts one; a request sent while answers are still outstanding joins it. A
+//! client that waits for each answer before its next request makes one round trip per
+//! request; one that pipelines (tokio-postgres, for queries issued concurrently on one
+//! client) makes one for all the requests it sent together.
 
 use anyhow::{Context, Result};
 use std::io::{ErrorKind, Read, Write};
@@ -34,7 +41,7 @@ struct Shared {
 #[derive(Default)]
 pub struct Counts {
     pub statements: AtomicU64,
-    pub ready_for_query: AtomicU64,
+    pub round_trips: AtomicU64,
     pub connections: AtomicU64,
 }
 
@@ -62,24 +69,20 @@ impl Relay {
         Ok(relay)
     }
 
-    /// (statements sent, round trips completed, connections opened) since the start or
+    /// (statements sent, round trips made, connections opened) since the start or
     /// the last reset.
     pub fn postgres_counts(&self) -> (u64, u64, u64) {
         let counts = &self.shared.counts;
         (
             counts.statements.load(Ordering::SeqCst),
-            counts.ready_for_query.load(Ordering::SeqCst),
+            counts.round_trips.load(Ordering::SeqCst),
             counts.connections.load(Ordering::SeqCst),
         )
     }
 
     pub fn reset_counts(&self) {
         let counts = &self.shared.counts;
-        for counter in [
-            &counts.statements,
-            &counts.ready_for_query,
-            &counts.connections,
-        ] {
+        for counter in [&counts.statements, &counts.round_trips, &counts.connections] {
             counter.store(0, Ordering::SeqCst);
         }
     }
@@ -148,6 +151,7 @@ fn relay_connection(
         let startup = read_startup(&mut client)?;
         server.write_all(&startup)?;
     }
+    let exchange = Arc::new(Exchange::default());
     let directions = [
         (
             client.try_clone()?,
@@ -157,9 +161,10 @@ fn relay_connection(
         (server, client, Direction::ToClient),
     ];
     for (from, to, direction) in directions {
-        let shared = Arc::clone(shared);
+        let (shared, exchange) = (Arc::clone(shared), Arc::clone(&exchange));
         std::thread::spawn(move || {
-            let _ = copy(from, &to, postgres.then_some(direction), &shared.counts);
+            let counting = postgres.then_some((direction, &*exchange, &shared.counts));
+            let _ = copy(from, &to, counting);
             let _ = to.shutdown(Shutdown::Both);
         });
     }
@@ -194,35 +199,67 @@ enum Direction {
     ToClient,
 }
 
-/// Copies `from` to `to`; with a direction, also walks the typed messages (1 type byte, a
+/// One connection's protocol state, shared by its two directions.
+#[derive(Default)]
+struct Exchange {
+    started_up: AtomicBool,
+    /// Requests sent (`Sync`s and simple `Query`s) minus `ReadyForQuery`s received since
+    /// start-up.
+    unanswered: AtomicU64,
+}
+
+impl Exchange {
+    /// Counts one message passing in `direction`. Each side counts a message before
+    /// forwarding it, so a request is counted before its answer can come back, and an
+    /// answer before the client can send what it was waiting for.
+    fn observe(&self, direction: Direction, kind: u8, counts: &Counts) {
+        match (direction, kind) {
+            (Direction::ToServer, b'E') => {
+                counts.statements.fetch_add(1, Ordering::Relaxed);
+            }
+            (Direction::ToServer, b'Q') => {
+                counts.statements.fetch_add(1, Ordering::Relaxed);
+                self.request(counts);
+            }
+            (Direction::ToServer, b'S') => self.request(counts),
+            (Direction::ToClient, b'Z') if !self.started_up.swap(true, Ordering::SeqCst) => {
+                counts.connections.fetch_add(1, Ordering::Relaxed);
+            }
+            (Direction::ToClient, b'Z') => {
+                let _ = self
+                    .unanswered
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+            }
+            _ => {}
+        }
+    }
+
+    /// A request sent while none is unanswered starts a round trip; one sent while some
+    /// are joins the round trip already under way.
+    fn request(&self, counts: &Counts) {
+        if self.unanswered.fetch_add(1, Ordering::SeqCst) == 0 {
+            counts.round_trips.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Copies `from` to `to`; when counting, also walks the typed messages (1 type byte, a
 /// 4-byte length that counts itself, the body) and counts the ones that matter.
 fn copy(
     mut from: TcpStream,
     mut to: &TcpStream,
-    direction: Option<Direction>,
-    counts: &Counts,
+    counting: Option<(Direction, &Exchange, &Counts)>,
 ) -> std::io::Result<()> {
     let mut buffer = vec![0u8; 64 * 1024];
     let mut walker = MessageWalker::default();
-    let mut started_up = false;
     loop {
         let n = from.read(&mut buffer)?;
         if n == 0 {
             return Ok(());
         }
-        if let Some(direction) = direction {
-            walker.feed(&buffer[..n], |kind| match (direction, kind) {
-                (Direction::ToServer, b'Q' | b'E') => {
-                    counts.statements.fetch_add(1, Ordering::Relaxed);
-                }
-                (Direction::ToClient, b'Z') if !started_up => {
-                    started_up = true;
-                    counts.connections.fetch_add(1, Ordering::Relaxed);
-                }
-                (Direction::ToClient, b'Z') => {
-                    counts.ready_for_query.fetch_add(1, Ordering::Relaxed);
-                }
-                _ => {}
+        if let Some((direction, exchange, counts)) = counting {
+            walker.feed(&buffer[..n], |kind| {
+                exchange.observe(direction, kind, counts);
             });
         }
         to.write_all(&buffer[..n])?;
@@ -266,7 +303,8 @@ impl Drop for Relay {
 
 #[cfg(test)]
 mod tests {
-    use super::MessageWalker;
+    use super::{Counts, Direction, Exchange, MessageWalker};
+    use std::sync::atomic::Ordering;
 
     fn message(kind: u8, body: &[u8]) -> Vec<u8> {
         let mut m = vec![kind];
@@ -293,5 +331,88 @@ mod tests {
             }
             assert_eq!(kinds, b"TDCZZ", "chunk size {chunk}");
         }
+    }
+
+    /// Feeds `flights` (bytes in one direction each) through one connection's walkers and
+    /// returns the (statements, round trips) counted after its start-up.
+    fn count(flights: &[(Direction, Vec<u8>)]) -> (u64, u64) {
+        let (exchange, counts) = (Exchange::default(), Counts::default());
+        let (mut to_server, mut to_client) = (MessageWalker::default(), MessageWalker::default());
+        exchange.observe(Direction::ToClient, b'Z', &counts);
+        for (direction, bytes) in flights {
+            let walker = match direction {
+                Direction::ToServer => &mut to_server,
+                Direction::ToClient => &mut to_client,
+            };
+            walker.feed(bytes, |kind| exchange.observe(*direction, kind, &counts));
+        }
+        assert_eq!(counts.connections.load(Ordering::SeqCst), 1);
+        (
+            counts.statements.load(Ordering::SeqCst),
+            counts.round_trips.load(Ordering::SeqCst),
+        )
+    }
+
+    /// A statement by the extended protocol: Parse, Bind, Execute, Sync.
+    fn statement() -> Vec<u8> {
+        [
+            message(b'P', b"\0SELECT 1\0\0\0"),
+            message(b'B', b"\0\0\0\0\0\0\0\0"),
+            message(b'E', b"\0\0\0\0\0"),
+            message(b'S', b""),
+        ]
+        .concat()
+    }
+
+    /// Its answer: ParseComplete, BindComplete, a row, CommandComplete, ReadyForQuery.
+    fn answer() -> Vec<u8> {
+        [
+            message(b'1', b""),
+            message(b'2', b""),
+            message(b'D', &[0, 1, 0, 0, 0, 1, 7]),
+            message(b'C', b"SELECT 1\0"),
+            message(b'Z', b"I"),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn statements_sent_before_any_answer_share_one_round_trip() {
+        let pipelined = count(&[
+            (Direction::ToServer, [statement(), statement()].concat()),
+            (Direction::ToClient, answer()),
+            (Direction::ToClient, answer()),
+        ]);
+        assert_eq!(pipelined, (2, 1));
+        // The second request sent on its own, before the first answer came back: the
+        // client did not wait, so it is still the one round trip.
+        let sent_apart = count(&[
+            (Direction::ToServer, statement()),
+            (Direction::ToServer, statement()),
+            (Direction::ToClient, [answer(), answer()].concat()),
+        ]);
+        assert_eq!(sent_apart, (2, 1));
+    }
+
+    #[test]
+    fn a_statement_sent_after_the_answer_is_another_round_trip() {
+        let sequential = count(&[
+            (Direction::ToServer, statement()),
+            (Direction::ToClient, answer()),
+            (Direction::ToServer, statement()),
+            (Direction::ToClient, answer()),
+        ]);
+        assert_eq!(sequential, (2, 2));
+        // A ping (sqlx, tokio-postgres: a bare Sync) and a simple query count as requests.
+        let ping_then_query = count(&[
+            (Direction::ToServer, message(b'S', b"")),
+            (Direction::ToClient, message(b'Z', b"I")),
+            (Direction::ToServer, message(b'Q', b"BEGIN\0")),
+            (
+                Direction::ToClient,
+                [message(b'C', b"BEGIN\0"), message(b'Z', b"T")].concat(),
+            ),
+        ]);
+        assert_eq!(ping_then_query, (1, 2));
     }
 }

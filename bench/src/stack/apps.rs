@@ -1,5 +1,6 @@
-//! The contestants: the Go reference plus one crate per folder under `apps/`, each described
-//! by its `bench.toml` manifest. Adding an app is adding its folder; nothing here changes.
+//! The contestants: the Go reference plus one folder per app under `apps/` (a Cargo crate or a
+//! Go module), each described by its `bench.toml` manifest. Adding an app is adding its
+//! folder; nothing here changes.
 
 use crate::stack::manifest::{self, Manifest};
 use anyhow::{Context, Result, bail};
@@ -12,6 +13,7 @@ pub struct App {
     pub name: String,
     /// The app's folder.
     pub dir: PathBuf,
+    pub kind: Kind,
     pub manifest: Manifest,
 }
 
@@ -44,6 +46,27 @@ impl Target {
 
 pub const GO: &str = "go";
 
+/// How an app is built, named by its folder's build file: `make build` runs
+/// `cargo build` for the workspace's crates and `go build` in each Go module's folder, both
+/// into the release folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Cargo,
+    Go,
+}
+
+impl Kind {
+    pub fn of(dir: &std::path::Path) -> Option<Kind> {
+        if dir.join("Cargo.toml").is_file() {
+            Some(Kind::Cargo)
+        } else if dir.join("go.mod").is_file() {
+            Some(Kind::Go)
+        } else {
+            None
+        }
+    }
+}
+
 /// Folders of apps outside the workspace, `:`-separated, added after the workspace's own
 /// (an app being tried, or the admission tests' misbehaving apps).
 pub const EXTRA_APPS_VAR: &str = "BLOGBENCH_EXTRA_APPS";
@@ -52,23 +75,26 @@ pub const EXTRA_APPS_VAR: &str = "BLOGBENCH_EXTRA_APPS";
 /// `BLOGBENCH_EXTRA_APPS`.
 pub fn all() -> Result<Vec<App>> {
     let mut dirs = vec![workspace_dir().join("go-reference")];
-    let mut crates: Vec<PathBuf> = std::fs::read_dir(workspace_dir().join("apps"))?
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(workspace_dir().join("apps"))?
         .map(|entry| Ok(entry?.path()))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
-        .filter(|dir| dir.join("Cargo.toml").is_file())
+        .filter(|dir| Kind::of(dir).is_some())
         .collect();
-    crates.sort();
-    dirs.extend(crates);
+    folders.sort();
+    dirs.extend(folders);
     if let Some(extra) = std::env::var_os(EXTRA_APPS_VAR) {
         dirs.extend(std::env::split_paths(&extra));
     }
     dirs.into_iter()
         .map(|dir| {
             let manifest = Manifest::load(&dir.join("bench.toml"))?;
+            // An extra folder may hold only a manifest that runs a binary the workspace builds.
+            let kind = Kind::of(&dir).unwrap_or(Kind::Cargo);
             Ok(App {
                 name: manifest.name.clone(),
                 dir,
+                kind,
                 manifest,
             })
         })
@@ -113,13 +139,22 @@ impl App {
         self.name == GO
     }
 
+    /// Whether the app is a Go program (the reference, or another Go app): its runtime
+    /// reports its collections with `GODEBUG=gctrace=1`.
+    pub fn is_go(&self) -> bool {
+        self.kind == Kind::Go
+    }
+
     /// The resolved versions of the manifest's key packages (Cargo.lock or go.mod).
     pub fn versions(&self) -> Result<BTreeMap<String, String>> {
         let packages = &self.manifest.key_packages;
-        if self.is_reference() {
-            manifest::go_versions(&self.dir.join("go.mod"), packages)
-        } else {
-            manifest::cargo_versions(&workspace_dir().join("Cargo.lock"), self.binary(), packages)
+        match self.kind {
+            Kind::Go => manifest::go_versions(&self.dir.join("go.mod"), packages),
+            Kind::Cargo => manifest::cargo_versions(
+                &workspace_dir().join("Cargo.lock"),
+                self.binary(),
+                packages,
+            ),
         }
         .with_context(|| format!("{}: versions", self.name))
     }

@@ -155,7 +155,7 @@ pub fn go_versions(go_mod: &Path, modules: &[String]) -> Result<BTreeMap<String,
             versions.insert(module.to_owned(), version.to_owned());
         }
     }
-    missing(&versions, modules, "go-reference")?;
+    missing(&versions, modules, &go_mod.display().to_string())?;
     Ok(versions)
 }
 

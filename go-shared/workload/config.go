@@ -1,4 +1,9 @@
-package main
+// Package workload holds what every blogbench Go app does alike besides SQL and HTML: the
+// environment it reads (docs/spec.md §1), the slug rule (§3.1), the /compute route's function
+// and query rule (§3.6), the comment form's rule (§3.9) and the plain-text bodies of §3.8.
+// It is the twin of the Rust workload crate (workload/src/lib.rs), checked against the same
+// vectors (../../workload/testdata).
+package workload
 
 import (
 	"fmt"
@@ -9,13 +14,13 @@ import (
 
 // The defaults of docs/spec.md §1, the same as workload/src/lib.rs.
 const (
-	defaultDatabaseURL = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable"
-	defaultRedisURL    = "redis://127.0.0.1:6379/0"
-	defaultBind        = "127.0.0.1:8080"
+	DefaultDatabaseURL = "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable"
+	DefaultRedisURL    = "redis://127.0.0.1:6379/0"
+	DefaultBind        = "127.0.0.1:8080"
 )
 
-// config holds the settings every blogbench app reads from its environment.
-type config struct {
+// Config holds the settings every blogbench app reads from its environment.
+type Config struct {
 	DatabaseURL string
 	RedisURL    string
 	Bind        string
@@ -27,49 +32,49 @@ type config struct {
 	PingOnAcquire string
 }
 
-// loadConfig reads DATABASE_URL, REDIS_URL, BIND, WORKERS, POOL_MAX, POOL_MIN and
+// LoadConfig reads DATABASE_URL, REDIS_URL, BIND, WORKERS, POOL_MAX, POOL_MIN and
 // PING_ON_ACQUIRE.
-func loadConfig() (config, error) {
-	return configFrom(os.LookupEnv)
+func LoadConfig() (Config, error) {
+	return ConfigFrom(os.LookupEnv)
 }
 
-// configFrom builds a config from lookup (os.LookupEnv, or a map in tests). As in the Rust
+// ConfigFrom builds a Config from lookup (os.LookupEnv, or a map in tests). As in the Rust
 // apps, a variable that is set but empty is a value, not an absent one.
-func configFrom(lookup func(string) (string, bool)) (config, error) {
+func ConfigFrom(lookup func(string) (string, bool)) (Config, error) {
 	text := func(name, def string) string {
 		if v, ok := lookup(name); ok {
 			return v
 		}
 		return def
 	}
-	c := config{
-		DatabaseURL:   text("DATABASE_URL", defaultDatabaseURL),
-		RedisURL:      text("REDIS_URL", defaultRedisURL),
-		Bind:          text("BIND", defaultBind),
+	c := Config{
+		DatabaseURL:   text("DATABASE_URL", DefaultDatabaseURL),
+		RedisURL:      text("REDIS_URL", DefaultRedisURL),
+		Bind:          text("BIND", DefaultBind),
 		PingOnAcquire: text("PING_ON_ACQUIRE", "idle"),
 	}
 	switch c.PingOnAcquire {
 	case "always", "idle", "never":
 	default:
-		return config{}, fmt.Errorf("PING_ON_ACQUIRE must be always, idle or never, got %q", c.PingOnAcquire)
+		return Config{}, fmt.Errorf("PING_ON_ACQUIRE must be always, idle or never, got %q", c.PingOnAcquire)
 	}
 	workers, err := positive(lookup, "WORKERS", 4)
 	if err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	poolMax, err := positive(lookup, "POOL_MAX", 16)
 	if err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	poolMin, err := positive(lookup, "POOL_MIN", 4)
 	if err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	if poolMin > poolMax {
-		return config{}, fmt.Errorf("POOL_MIN (%d) must not exceed POOL_MAX (%d)", poolMin, poolMax)
+		return Config{}, fmt.Errorf("POOL_MIN (%d) must not exceed POOL_MAX (%d)", poolMin, poolMax)
 	}
 	if poolMax > 1<<31-1 { // pgxpool counts connections in an int32
-		return config{}, fmt.Errorf("POOL_MAX must be at most %d, got %d", 1<<31-1, poolMax)
+		return Config{}, fmt.Errorf("POOL_MAX must be at most %d, got %d", 1<<31-1, poolMax)
 	}
 	c.Workers, c.PoolMax, c.PoolMin = int(workers), int32(poolMax), int32(poolMin)
 	return c, nil

@@ -1,4 +1,4 @@
-package main
+package blog
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // The canonical escaping (docs/spec.md §3) is html/template's; templates/src/escape.rs checks the
 // Rust escaper against the same vectors.
 func TestEscapeVectors(t *testing.T) {
-	data, err := os.ReadFile("../templates/testdata/escape-vectors.json")
+	data, err := os.ReadFile("../../templates/testdata/escape-vectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package workload
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 // The same vectors check workload::comment: one rule for all. Each is [form body, outcome],
 // the outcome {"author_name", "body"} or {"error"}.
 func TestParseComment(t *testing.T) {
-	data, err := os.ReadFile("../workload/testdata/comment-forms.json")
+	data, err := os.ReadFile("../../workload/testdata/comment-forms.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,14 +30,14 @@ func TestParseComment(t *testing.T) {
 		if err := json.Unmarshal(v[1], &want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := parseComment([]byte(form))
+		got, err := ParseComment([]byte(form))
 		if message, bad := want["error"]; bad {
-			if fe, ok := err.(*formError); !ok || fe.message != message || fe.status != 400 {
+			if fe, ok := err.(*FormError); !ok || fe.Message != message || fe.Status != 400 {
 				t.Errorf("form %q: got %+v, %v; want 400 %q", form, got, err, message)
 			}
 			continue
 		}
-		if err != nil || got.authorName != want["author_name"] || got.body != want["body"] {
+		if err != nil || got.AuthorName != want["author_name"] || got.Body != want["body"] {
 			t.Errorf("form %q: got %+v, %v; want %q", form, got, err, want)
 		}
 	}
@@ -45,11 +45,11 @@ func TestParseComment(t *testing.T) {
 
 func TestParseCommentLimit(t *testing.T) {
 	form := func(n int) []byte { return []byte("author_name=a&body=" + strings.Repeat("b", n-19)) }
-	if _, err := parseComment(form(formLimit + 1)); err != errTooLarge {
-		t.Errorf("a form of %d bytes: %v, want 413", formLimit+1, err)
+	if _, err := ParseComment(form(FormLimit + 1)); err != ErrTooLarge {
+		t.Errorf("a form of %d bytes: %v, want 413", FormLimit+1, err)
 	}
-	if _, err := parseComment(form(formLimit)); err == errTooLarge {
-		t.Errorf("a form of %d bytes is within the limit", formLimit)
+	if _, err := ParseComment(form(FormLimit)); err == ErrTooLarge {
+		t.Errorf("a form of %d bytes is within the limit", FormLimit)
 	}
 }
 
@@ -60,13 +60,13 @@ func TestIsForm(t *testing.T) {
 		"application/x-www-form-urlencoded; charset=UTF-8",
 		" application/x-www-form-urlencoded\t;charset=utf-8",
 	} {
-		if !isForm(v) {
-			t.Errorf("isForm(%q) = false", v)
+		if !IsForm(v) {
+			t.Errorf("IsForm(%q) = false", v)
 		}
 	}
 	for _, v := range []string{"", "text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencodedx", "application/json"} {
-		if isForm(v) {
-			t.Errorf("isForm(%q) = true", v)
+		if IsForm(v) {
+			t.Errorf("IsForm(%q) = true", v)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package workload
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 // The same vectors check workload::is_slug: one rule for all. Each is [percent-encoded
 // segment, whether it is a slug].
 func TestIsSlug(t *testing.T) {
-	data, err := os.ReadFile("../workload/testdata/slugs.json")
+	data, err := os.ReadFile("../../workload/testdata/slugs.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +27,8 @@ func TestIsSlug(t *testing.T) {
 		if err != nil {
 			t.Fatalf("vector %q: %v", encoded, err)
 		}
-		if got := isSlug(segment); got != want {
-			t.Errorf("isSlug(%q) = %v, want %v", segment, got, want)
+		if got := IsSlug(segment); got != want {
+			t.Errorf("IsSlug(%q) = %v, want %v", segment, got, want)
 		}
 	}
 }

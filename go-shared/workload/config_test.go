@@ -1,16 +1,16 @@
-package main
+package workload
 
 import (
 	"strings"
 	"testing"
 )
 
-func configOf(pairs ...string) (config, error) {
+func configOf(pairs ...string) (Config, error) {
 	env := map[string]string{}
 	for i := 0; i < len(pairs); i += 2 {
 		env[pairs[i]] = pairs[i+1]
 	}
-	return configFrom(func(name string) (string, bool) {
+	return ConfigFrom(func(name string) (string, bool) {
 		v, ok := env[name]
 		return v, ok
 	})
@@ -21,7 +21,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{
+	want := Config{
 		DatabaseURL: "postgres://blogbench:blogbench@127.0.0.1:5432/blogbench?sslmode=disable",
 		RedisURL:    "redis://127.0.0.1:6379/0",
 		Bind:        "127.0.0.1:8080",
@@ -39,7 +39,7 @@ func TestConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{"postgres://x@h/db", "redis://h:1/2", "127.0.0.1:9000", 2, 8, 8, "never"}
+	want := Config{"postgres://x@h/db", "redis://h:1/2", "127.0.0.1:9000", 2, 8, 8, "never"}
 	if c != want {
 		t.Errorf("got %+v, want %+v", c, want)
 	}

@@ -1,4 +1,4 @@
-package main
+package blog
 
 // The SQL text of every query, byte for byte the text in shared-sql/src/lib.rs (the single
 // source: `cargo test -p shared-sql` fails when these differ). Query counts per page follow
