@@ -1,7 +1,7 @@
 //! `blogbench bench --quick` end to end: every app, every route, real load (oha; the harness's
 //! client on the routes that write), real services; every run of a healthy app must count,
-//! and the results and the report are checked. Slow-ish (about 70 s per app: each route's
-//! run is paired with a Go run).
+//! and the results and the report are checked. Slow-ish: each route's run is paired with a
+//! Go run.
 
 use bench::results::{AppStatus, Batch};
 use std::process::Command;

@@ -57,7 +57,7 @@ pub async fn cached_post(State(state): State<AppState>, Slug(slug): Slug) -> Pag
     .await
 }
 
-/// The raw query, read by the rule every app shares (Go's `parseN`).
+/// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub async fn compute(RawQuery(query): RawQuery) -> Response {
     match workload::parse_n_query(query.as_deref()) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),

@@ -49,7 +49,7 @@ pub async fn cached_post(Slug(slug): Slug, db: Db, cache: Cache) -> Result<Html,
     cached(&cache, key, async || post_html(db, &slug).await).await
 }
 
-/// The raw query, read by the rule every app shares (Go's `parseN`): Cot's `UrlQuery` decodes
+/// The raw query, read by the rule every app shares (Go's `workload.ParseN`): Cot's `UrlQuery` decodes
 /// with other rules (it splits on `;`, for one).
 pub async fn compute(head: RequestHead) -> cot::Result<Response> {
     match workload::parse_n_query(head.uri.query()) {

@@ -63,7 +63,7 @@ pub async fn cached_post(state: &AppState, segment: &str) -> Page {
     cached(state, key, async |conn| post_html(state, conn, &slug).await).await
 }
 
-/// The raw query, read by the rule every app shares (Go's `parseN`).
+/// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub fn compute(query: Option<&str>) -> Response {
     match workload::parse_n_query(query) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),

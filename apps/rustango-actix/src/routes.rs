@@ -52,7 +52,7 @@ pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
     .await
 }
 
-/// The raw query, read by the rule every app shares (Go's `parseN`).
+/// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub async fn compute(request: HttpRequest) -> HttpResponse {
     match workload::parse_n_query(Some(request.query_string())) {
         Ok(n) => plain_text(StatusCode::OK, workload::compute_body(n)),

@@ -48,9 +48,11 @@ pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes
 
     text.push_str(
         "\n### PostgreSQL round trips and Redis commands per page\n\n\
-         Round trips = `ReadyForQuery` messages on the app's connections; queries = executions \
-         `pg_stat_statements` counted. The difference is the pool's pings (a round trip that \
-         runs no statement).\n\n",
+         Round trips = flights of requests on the app's connections (requests sent together \
+         share one); queries = executions `pg_stat_statements` counted. For an app that waits \
+         for each answer the difference is the pool's pings (a round trip that runs no \
+         statement); an app that sends statements together has fewer round trips than \
+         queries, and its pings do not show here (see its manifest).\n\n",
     );
     let mut trips = Table::new([
         "app",

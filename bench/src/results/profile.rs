@@ -44,7 +44,8 @@ pub struct CpuPerRequest {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct PostgresPerPage {
-    /// `ReadyForQuery` messages on the app's connections (start-up excluded).
+    /// Round trips on the app's connections (start-up excluded): requests sent while an
+    /// earlier one is unanswered share the round trip.
     pub round_trips: f64,
     /// `Query` and `Execute` messages the app sent.
     pub statements_sent: f64,
