@@ -702,15 +702,22 @@ fn selected(names: &[String], with_reference: bool) -> Result<Vec<App>> {
 }
 
 fn count_round_trips(names: &[String], requests: u32) -> Result<()> {
+    let apps = selected(names, true)?;
+    let width = apps.iter().map(|a| a.name.len()).max().unwrap_or(0).max(3);
     println!(
-        "{:<12} {:<18} {:>10} {:>11} {:>16}",
-        "app", "page", "statements", "round trips", "new connections"
+        "{:<width$} {:<18} {:>10} {:>11} {:>5} {:>16}",
+        "app", "page", "statements", "round trips", "pings", "new connections"
     );
-    for app in selected(names, true)? {
+    for app in apps {
         for count in roundtrips::measure(&app, &[], requests)? {
             println!(
-                "{:<12} {:<18} {:>10.2} {:>11.2} {:>16}",
-                app.name, count.page, count.statements, count.round_trips, count.connections_opened
+                "{:<width$} {:<18} {:>10.2} {:>11.2} {:>5.2} {:>16}",
+                app.name,
+                count.page,
+                count.statements,
+                count.round_trips,
+                count.pings,
+                count.connections_opened
             );
         }
     }

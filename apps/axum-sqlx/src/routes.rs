@@ -216,7 +216,7 @@ impl IntoResponse for AppError {
             ),
         };
         if status.is_server_error() {
-            eprintln!("axum-sqlx: {self}");
+            eprintln!("{}: {self}", crate::name());
         }
         plain_text(status, body)
     }

@@ -559,7 +559,12 @@ impl Batcher<'_> {
             &raw("-warmup"),
             expected.body_bytes,
         )?;
-        let sampler = Sampler::start(target.pid(), target.port, measured_window(options.duration));
+        let sampler = Sampler::start_once_held(
+            target.pid(),
+            target.port,
+            measured_window(options.duration),
+            options.connections,
+        );
         let load = options.loadgen.run(
             &url,
             options.connections,
@@ -609,7 +614,12 @@ impl Batcher<'_> {
         };
         load(warmup);
         start_over()?;
-        let sampler = Sampler::start(target.pid(), target.port, measured_window(options.duration));
+        let sampler = Sampler::start_once_held(
+            target.pid(),
+            target.port,
+            measured_window(options.duration),
+            options.connections,
+        );
         let records = load(options.duration);
         let usage = sampler.finish();
         start_over()?;

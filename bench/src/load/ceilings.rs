@@ -91,10 +91,11 @@ pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
     load(plan.warmup, "warmup")?;
     let mut outcomes = Vec::new();
     for run in 1..=plan.runs {
-        let sampler = Sampler::start(
+        let sampler = Sampler::start_once_held(
             server.pid(),
             addr_port(&addr),
             measured_window(plan.duration),
+            plan.connections,
         );
         let result = load(plan.duration, &run.to_string());
         let usage = sampler.finish();

@@ -16,8 +16,9 @@ pub struct Usage {
     pub app_rss_max_mib: f64,
     pub postgres_cpu_percent: f64,
     pub redis_cpu_percent: f64,
-    /// The fewest connections the app held at once in the measured window (0 when no
-    /// sample fell in it).
+    /// The fewest connections the app held at once in the measured window, counted from
+    /// the first sample where it held all it was expected to; the most it held when it
+    /// never did (0 when no sample fell in the window).
     pub connections_min: u32,
     /// How long the sampler ran: the CPU percentages are of this time.
     pub seconds: f64,
@@ -38,9 +39,22 @@ impl Sampler {
     /// Samples from now until [`Sampler::finish`]; connections count within `window`
     /// (measured from now).
     pub fn start(app_pid: u32, app_port: u16, window: Range<Duration>) -> Sampler {
+        Sampler::start_once_held(app_pid, app_port, window, 0)
+    }
+
+    /// Like [`Sampler::start`], but connections count only once the app holds `connections`
+    /// within `window`: a load generator opens them all at once, and the kernel resends a SYN
+    /// it dropped (or the app accepts one it left queued) only later in the run.
+    pub fn start_once_held(
+        app_pid: u32,
+        app_port: u16,
+        window: Range<Duration>,
+        connections: u32,
+    ) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
-        let handle = std::thread::spawn(move || sample(app_pid, app_port, &window, &flag));
+        let handle =
+            std::thread::spawn(move || sample(app_pid, app_port, &window, connections, &flag));
         Sampler { stop, handle }
     }
 
@@ -50,7 +64,13 @@ impl Sampler {
     }
 }
 
-fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBool) -> Usage {
+fn sample(
+    app_pid: u32,
+    app_port: u16,
+    window: &Range<Duration>,
+    expected: u32,
+    stop: &AtomicBool,
+) -> Usage {
     let ticks_per_sec = clock_ticks();
     let cpu_ticks = |pids: &[u32]| {
         pids.iter()
@@ -69,6 +89,7 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     let mut last = first;
     let mut usage = Usage::default();
     let mut connections_min: Option<u32> = None;
+    let mut connections_most = 0;
     loop {
         let [tree, postgres, redis] = groups();
         let rss: u64 = tree
@@ -78,7 +99,10 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
         usage.app_rss_max_mib = usage.app_rss_max_mib.max(rss as f64 / (1024.0 * 1024.0));
         if window.contains(&started.elapsed()) {
             let held = connections_held(&tree, app_port);
-            connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
+            connections_most = connections_most.max(held);
+            if connections_min.is_some() || held >= expected {
+                connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
+            }
         }
         let now = [&tree, &postgres, &redis].map(|pids| cpu_ticks(pids));
         // A process that exited takes its ticks with it; keep the highest total seen.
@@ -95,7 +119,49 @@ fn sample(app_pid: u32, app_port: u16, window: &Range<Duration>, stop: &AtomicBo
     usage.app_cpu_percent = percent(0);
     usage.postgres_cpu_percent = percent(1);
     usage.redis_cpu_percent = percent(2);
-    usage.connections_min = connections_min.unwrap_or(0);
+    usage.connections_min = connections_min.unwrap_or(connections_most);
     usage.seconds = seconds;
     usage
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    const WINDOW: Range<Duration> = Duration::from_millis(150)..Duration::from_millis(1300);
+
+    /// This process as the app: two connections open at once, the second accepted only after
+    /// 600 ms (a slow accept loop, or a SYN resent later).
+    fn second_held_late(sampler: impl FnOnce(u32, u16) -> Sampler) -> Usage {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let clients = [(); 2].map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap());
+        let first = listener.accept().unwrap();
+        let sampler = sampler(std::process::id(), port);
+        std::thread::sleep(Duration::from_millis(600));
+        let second = listener.accept().unwrap();
+        std::thread::sleep(Duration::from_millis(900));
+        let usage = sampler.finish();
+        drop((clients, first, second));
+        usage
+    }
+
+    #[test]
+    fn a_plain_window_counts_connections_from_its_start() {
+        let usage = second_held_late(|pid, port| Sampler::start(pid, port, WINDOW));
+        assert_eq!(usage.connections_min, 1);
+    }
+
+    #[test]
+    fn connections_count_once_the_app_holds_them_all() {
+        let usage = second_held_late(|pid, port| Sampler::start_once_held(pid, port, WINDOW, 2));
+        assert_eq!(usage.connections_min, 2);
+    }
+
+    #[test]
+    fn an_app_that_never_holds_them_all_reports_the_most_it_held() {
+        let usage = second_held_late(|pid, port| Sampler::start_once_held(pid, port, WINDOW, 3));
+        assert_eq!(usage.connections_min, 2);
+    }
 }

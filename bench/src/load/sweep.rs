@@ -518,7 +518,12 @@ impl Sweeper<'_> {
             )
         };
         load(options.warmup, "-warmup")?;
-        let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
+        let sampler = Sampler::start_once_held(
+            running.pid(),
+            running.port,
+            measured_window(options.run),
+            options.connections,
+        );
         let run = load(options.run, "");
         let usage = sampler.finish();
         let run = run?;

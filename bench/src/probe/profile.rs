@@ -281,7 +281,7 @@ fn profile_one(
     // The release ping of the last responses may still be on its way.
     std::thread::sleep(Duration::from_millis(200));
     let after = probes.snapshot(&running);
-    let (statements, round_trips, connections_opened) = relay.postgres_counts();
+    let postgres = relay.postgres_counts();
 
     let requests = measured.requests.max(1) as f64;
     let seconds = measured.requests as f64 / measured.requests_per_sec.max(1e-9);
@@ -302,13 +302,14 @@ fn profile_one(
             redis: micros(after.redis_ticks.saturating_sub(before.redis_ticks)),
         },
         postgres_per_page: PostgresPerPage {
-            round_trips: round_trips as f64 / requests,
-            statements_sent: statements as f64 / requests,
+            round_trips: postgres.round_trips as f64 / requests,
+            pings: Some(postgres.pings as f64 / requests),
+            statements_sent: postgres.statements as f64 / requests,
             queries_executed: before
                 .queries
                 .zip(after.queries)
                 .map(|(b, a)| (a - b) as f64 / requests),
-            connections_opened,
+            connections_opened: postgres.connections,
         },
         redis_commands_per_request: after
             .redis_commands

@@ -42,7 +42,34 @@ struct Shared {
 pub struct Counts {
     pub statements: AtomicU64,
     pub round_trips: AtomicU64,
+    pings: AtomicU64,
     pub connections: AtomicU64,
+}
+
+/// What [`Relay::postgres_counts`] saw since the start or the last reset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PostgresCounts {
+    /// `Query` and `Execute` messages sent.
+    pub statements: u64,
+    /// Flights of requests (a request sent while another is unanswered joins its flight).
+    pub round_trips: u64,
+    /// `Sync`s sent with no other message since the previous request: a pool's liveness
+    /// check (sqlx and tokio-postgres ping with a bare `Sync`), whether or not it shared a
+    /// flight with statements.
+    pub pings: u64,
+    /// Connections started up.
+    pub connections: u64,
+}
+
+impl Counts {
+    fn snapshot(&self) -> PostgresCounts {
+        PostgresCounts {
+            statements: self.statements.load(Ordering::SeqCst),
+            round_trips: self.round_trips.load(Ordering::SeqCst),
+            pings: self.pings.load(Ordering::SeqCst),
+            connections: self.connections.load(Ordering::SeqCst),
+        }
+    }
 }
 
 impl Relay {
@@ -69,20 +96,18 @@ impl Relay {
         Ok(relay)
     }
 
-    /// (statements sent, round trips made, connections opened) since the start or
-    /// the last reset.
-    pub fn postgres_counts(&self) -> (u64, u64, u64) {
-        let counts = &self.shared.counts;
-        (
-            counts.statements.load(Ordering::SeqCst),
-            counts.round_trips.load(Ordering::SeqCst),
-            counts.connections.load(Ordering::SeqCst),
-        )
+    pub fn postgres_counts(&self) -> PostgresCounts {
+        self.shared.counts.snapshot()
     }
 
     pub fn reset_counts(&self) {
         let counts = &self.shared.counts;
-        for counter in [&counts.statements, &counts.round_trips, &counts.connections] {
+        for counter in [
+            &counts.statements,
+            &counts.round_trips,
+            &counts.pings,
+            &counts.connections,
+        ] {
             counter.store(0, Ordering::SeqCst);
         }
     }
@@ -206,6 +231,9 @@ struct Exchange {
     /// Requests sent (`Sync`s and simple `Query`s) minus `ReadyForQuery`s received since
     /// start-up.
     unanswered: AtomicU64,
+    /// Whether a message other than `Sync` went to the server since the last request (or
+    /// start-up): a `Sync` without one is a ping.
+    request_begun: AtomicBool,
 }
 
 impl Exchange {
@@ -214,15 +242,26 @@ impl Exchange {
     /// answer before the client can send what it was waiting for.
     fn observe(&self, direction: Direction, kind: u8, counts: &Counts) {
         match (direction, kind) {
-            (Direction::ToServer, b'E') => {
-                counts.statements.fetch_add(1, Ordering::Relaxed);
-            }
             (Direction::ToServer, b'Q') => {
                 counts.statements.fetch_add(1, Ordering::Relaxed);
+                self.request_begun.store(false, Ordering::SeqCst);
                 self.request(counts);
             }
-            (Direction::ToServer, b'S') => self.request(counts),
+            (Direction::ToServer, b'S') => {
+                if !self.request_begun.swap(false, Ordering::SeqCst) {
+                    counts.pings.fetch_add(1, Ordering::Relaxed);
+                }
+                self.request(counts);
+            }
+            (Direction::ToServer, kind) => {
+                if kind == b'E' {
+                    counts.statements.fetch_add(1, Ordering::Relaxed);
+                }
+                self.request_begun.store(true, Ordering::SeqCst);
+            }
             (Direction::ToClient, b'Z') if !self.started_up.swap(true, Ordering::SeqCst) => {
+                // The authentication messages are not a request.
+                self.request_begun.store(false, Ordering::SeqCst);
                 counts.connections.fetch_add(1, Ordering::Relaxed);
             }
             (Direction::ToClient, b'Z') => {
@@ -304,7 +343,6 @@ impl Drop for Relay {
 #[cfg(test)]
 mod tests {
     use super::{Counts, Direction, Exchange, MessageWalker};
-    use std::sync::atomic::Ordering;
 
     fn message(kind: u8, body: &[u8]) -> Vec<u8> {
         let mut m = vec![kind];
@@ -334,10 +372,11 @@ mod tests {
     }
 
     /// Feeds `flights` (bytes in one direction each) through one connection's walkers and
-    /// returns the (statements, round trips) counted after its start-up.
-    fn count(flights: &[(Direction, Vec<u8>)]) -> (u64, u64) {
+    /// returns the (statements, round trips, pings) counted after its start-up.
+    fn count(flights: &[(Direction, Vec<u8>)]) -> (u64, u64, u64) {
         let (exchange, counts) = (Exchange::default(), Counts::default());
         let (mut to_server, mut to_client) = (MessageWalker::default(), MessageWalker::default());
+        exchange.observe(Direction::ToServer, b'p', &counts);
         exchange.observe(Direction::ToClient, b'Z', &counts);
         for (direction, bytes) in flights {
             let walker = match direction {
@@ -346,11 +385,9 @@ mod tests {
             };
             walker.feed(bytes, |kind| exchange.observe(*direction, kind, &counts));
         }
-        assert_eq!(counts.connections.load(Ordering::SeqCst), 1);
-        (
-            counts.statements.load(Ordering::SeqCst),
-            counts.round_trips.load(Ordering::SeqCst),
-        )
+        let counts = counts.snapshot();
+        assert_eq!(counts.connections, 1);
+        (counts.statements, counts.round_trips, counts.pings)
     }
 
     /// A statement by the extended protocol: Parse, Bind, Execute, Sync.
@@ -383,7 +420,7 @@ mod tests {
             (Direction::ToClient, answer()),
             (Direction::ToClient, answer()),
         ]);
-        assert_eq!(pipelined, (2, 1));
+        assert_eq!(pipelined, (2, 1, 0));
         // The second request sent on its own, before the first answer came back: the
         // client did not wait, so it is still the one round trip.
         let sent_apart = count(&[
@@ -391,7 +428,7 @@ mod tests {
             (Direction::ToServer, statement()),
             (Direction::ToClient, [answer(), answer()].concat()),
         ]);
-        assert_eq!(sent_apart, (2, 1));
+        assert_eq!(sent_apart, (2, 1, 0));
     }
 
     #[test]
@@ -402,7 +439,7 @@ mod tests {
             (Direction::ToServer, statement()),
             (Direction::ToClient, answer()),
         ]);
-        assert_eq!(sequential, (2, 2));
+        assert_eq!(sequential, (2, 2, 0));
         // A ping (sqlx, tokio-postgres: a bare Sync) and a simple query count as requests.
         let ping_then_query = count(&[
             (Direction::ToServer, message(b'S', b"")),
@@ -413,6 +450,38 @@ mod tests {
                 [message(b'C', b"BEGIN\0"), message(b'Z', b"T")].concat(),
             ),
         ]);
-        assert_eq!(ping_then_query, (1, 2));
+        assert_eq!(ping_then_query, (1, 2, 1));
+    }
+
+    #[test]
+    fn a_bare_sync_is_a_ping_even_in_a_flight_with_statements() {
+        let ping_with_statement = count(&[
+            (
+                Direction::ToServer,
+                [message(b'S', b""), statement()].concat(),
+            ),
+            (
+                Direction::ToClient,
+                [message(b'Z', b"I"), answer()].concat(),
+            ),
+        ]);
+        assert_eq!(ping_with_statement, (1, 1, 1));
+        // Preparing a statement (Parse, Describe, Sync) executes nothing but is no ping.
+        let prepare = count(&[
+            (
+                Direction::ToServer,
+                [
+                    message(b'P', b"s1\0SELECT 1\0\0\0"),
+                    message(b'D', b"Ss1\0"),
+                    message(b'S', b""),
+                ]
+                .concat(),
+            ),
+            (
+                Direction::ToClient,
+                [message(b'1', b""), message(b'Z', b"I")].concat(),
+            ),
+        ]);
+        assert_eq!(prepare, (0, 1, 0));
     }
 }

@@ -34,6 +34,8 @@ pub struct PageCount {
     pub statements: f64,
     /// Excluding connection start-up.
     pub round_trips: f64,
+    /// The pool's liveness checks (a bare `Sync`), whether or not they shared a round trip.
+    pub pings: f64,
     /// New PostgreSQL connections opened during the measured block (0 unless the pool kept
     /// growing for all attempts).
     pub connections_opened: u64,
@@ -82,7 +84,7 @@ pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<Pag
             // A pool that opens a connection mid-measurement adds its start-up and statement
             // preparation; measure again until a whole block ran on warm connections.
             let mut attempts = 0;
-            let (statements, round_trips, connections_opened) = loop {
+            let counts = loop {
                 std::thread::sleep(Duration::from_millis(200));
                 relay.reset_counts();
                 for _ in 0..requests {
@@ -92,15 +94,16 @@ pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<Pag
                 std::thread::sleep(Duration::from_millis(100));
                 attempts += 1;
                 let counts = relay.postgres_counts();
-                if counts.2 == 0 || attempts == MAX_ATTEMPTS {
+                if counts.connections == 0 || attempts == MAX_ATTEMPTS {
                     break counts;
                 }
             };
             Ok(PageCount {
                 page,
-                statements: statements as f64 / f64::from(requests),
-                round_trips: round_trips as f64 / f64::from(requests),
-                connections_opened,
+                statements: counts.statements as f64 / f64::from(requests),
+                round_trips: counts.round_trips as f64 / f64::from(requests),
+                pings: counts.pings as f64 / f64::from(requests),
+                connections_opened: counts.connections,
             })
         })
         .collect();

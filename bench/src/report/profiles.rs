@@ -49,10 +49,10 @@ pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes
     text.push_str(
         "\n### PostgreSQL round trips and Redis commands per page\n\n\
          Round trips = flights of requests on the app's connections (requests sent together \
-         share one); queries = executions `pg_stat_statements` counted. For an app that waits \
-         for each answer the difference is the pool's pings (a round trip that runs no \
-         statement); an app that sends statements together has fewer round trips than \
-         queries, and its pings do not show here (see its manifest).\n\n",
+         share one); queries = executions `pg_stat_statements` counted; pings = the pool's \
+         liveness checks (a `Sync` with nothing before it), counted on the wire whether or \
+         not they shared a flight with statements. An app that sends statements together \
+         has fewer round trips than queries.\n\n",
     );
     let mut trips = Table::new([
         "app",
@@ -72,9 +72,7 @@ pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes
             p.route.clone(),
             format!("{:.2}", pg.round_trips),
             queries.map_or("n/a".to_owned(), |q| format!("{q:.2}")),
-            queries.map_or("n/a".to_owned(), |q| {
-                format!("{:.2}", (pg.round_trips - q).max(0.0))
-            }),
+            pg.pings.map_or("n/a".to_owned(), |n| format!("{n:.2}")),
             pg.connections_opened.to_string(),
             per_name(p.redis_commands_per_request.iter(), 4),
         ]);
@@ -211,7 +209,7 @@ mod tests {
     use crate::results::profile::{CpuPerRequest, GoGc, PostgresPerPage};
     use std::collections::BTreeMap;
 
-    fn profile(app: &str, round_trips: f64, queries: Option<f64>) -> Profile {
+    fn profile(app: &str, round_trips: f64, queries: Option<f64>, pings: Option<f64>) -> Profile {
         Profile {
             app: app.to_owned(),
             route: "detail".to_owned(),
@@ -226,6 +224,7 @@ mod tests {
             },
             postgres_per_page: PostgresPerPage {
                 round_trips,
+                pings,
                 statements_sent: 3.0,
                 queries_executed: queries,
                 connections_opened: 0,
@@ -236,12 +235,15 @@ mod tests {
 
     #[test]
     fn tables_show_pings_gc_render_times_and_what_was_not_measured() {
-        let mut go = profile("go", 3.0, Some(3.0));
+        let mut go = profile("go", 3.0, Some(3.0), Some(0.0));
         go.go_gc = Some(GoGc {
             collections_per_sec: 12.5,
             pause_percent: 0.25,
         });
-        let mut axum = profile("axum-sqlx", 4.0, None);
+        let mut axum = profile("axum-sqlx", 4.0, None, Some(1.0));
+        // Pipelined: its ping shares a flight, so round trips − queries would say none.
+        let pipelining = profile("axum-postgres", 2.0, Some(3.0), Some(1.0));
+        let recorded_before_pings = profile("rocket", 4.0, Some(3.0), None);
         axum.unavailable
             .insert("flame graph".to_owned(), "perf: <denied>".to_owned());
         let times = RenderTimes {
@@ -251,19 +253,23 @@ mod tests {
             )]),
             commands: vec!["cargo bench".to_owned()],
         };
-        let text = section("20261130050000", &[go, axum], Some(&times));
+        let text = section(
+            "20261130050000",
+            &[go, axum, pipelining, recorded_before_pings],
+            Some(&times),
+        );
         assert!(text.contains("## Where the time goes"));
         assert!(text.contains("run 20261130050000"));
         // Total CPU µs: 100 + 50 + 200 + 0.
         assert!(text.contains("| 350.0 |"), "{text}");
-        assert!(
-            text.contains("| go        | detail |        3.00 |    3.00 |  0.00 |"),
-            "{text}"
-        );
-        assert!(
-            text.contains("| axum-sqlx | detail |        4.00 |     n/a |   n/a |"),
-            "{text}"
-        );
+        for row in [
+            "| go            | detail |        3.00 |    3.00 |  0.00 |",
+            "| axum-sqlx     | detail |        4.00 |     n/a |  1.00 |",
+            "| axum-postgres | detail |        2.00 |    3.00 |  1.00 |",
+            "| rocket        | detail |        4.00 |    3.00 |   n/a |",
+        ] {
+            assert!(text.contains(row), "{row}\n{text}");
+        }
         assert!(
             text.contains("| go  | detail |          12.5 |               0.25 % |"),
             "{text}"

@@ -47,6 +47,10 @@ pub struct PostgresPerPage {
     /// Round trips on the app's connections (start-up excluded): requests sent while an
     /// earlier one is unanswered share the round trip.
     pub round_trips: f64,
+    /// The pool's liveness checks (a bare `Sync`) per page, whether or not they shared a
+    /// round trip; absent in profiles recorded before the relay counted them.
+    #[serde(default)]
+    pub pings: Option<f64>,
     /// `Query` and `Execute` messages the app sent.
     pub statements_sent: f64,
     /// Executions `pg_stat_statements` counted: a pool's ping is a round trip but no query.
