@@ -39,11 +39,11 @@ struct Shared {
 /// PostgreSQL protocol messages seen, over all connections. A connection's first
 /// `ReadyForQuery` ends its start-up and is counted as a connection, not a round trip.
 #[derive(Default)]
-pub struct Counts {
-    pub statements: AtomicU64,
-    pub round_trips: AtomicU64,
+struct Counts {
+    statements: AtomicU64,
+    round_trips: AtomicU64,
     pings: AtomicU64,
-    pub connections: AtomicU64,
+    connections: AtomicU64,
 }
 
 /// What [`Relay::postgres_counts`] saw since the start or the last reset.
