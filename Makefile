@@ -17,7 +17,7 @@ BLOGBENCH := $(RELEASE)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults test lint go-test cargo-test
+.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults idioms test lint go-test cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -31,12 +31,15 @@ help:
 	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
 	@echo "make faults          PostgreSQL and Redis restarted under load, bad input, floods (docs/spec.md §7), in results/"
+	@echo "make idioms          every app's code for the same concerns side by side, its size, packages, build and run cost, in idioms/"
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
 # share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
-# change feature unification), re-resolves features and rebuilds.
+# change feature unification), re-resolves features and rebuilds. `--timings` costs next to
+# nothing and leaves a report in target/cargo-timings/, so a cold build (CI's) gives `make
+# idioms` each app's compile time.
 build:
-	cargo build --release --workspace --all-targets
+	cargo build --release --workspace --all-targets --timings
 	cd go-reference && go build -o $(RELEASE)/go-reference .
 	@for app in $(GO_APPS); do echo "go build apps/$$app"; (cd apps/$$app && go build -o $(RELEASE)/$$app .) || exit 1; done
 
@@ -74,6 +77,11 @@ profile: services tools
 # Restarts the local PostgreSQL and Redis under load (root), one app at a time.
 faults: services
 	$(BLOGBENCH) faults
+
+# Each app's code for the same concerns, side by side, and what it costs to build and run;
+# rebuilds the workspace (timed, after a change to each app's route file) and starts each app.
+idioms: services
+	$(BLOGBENCH) idioms
 
 up:
 	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac

@@ -51,6 +51,7 @@ func (a *app) handleHome(w http.ResponseWriter, r *http.Request) {
 	a.respond(w, r, page, err)
 }
 
+// region: detail-page
 // withSlug hands the {slug} segment to serve, or answers the 404 page, before any query or
 // cache lookup, when the segment cannot be a slug (docs/spec.md §3.1).
 func (a *app) withSlug(serve func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
@@ -69,6 +70,8 @@ func (a *app) handlePost(w http.ResponseWriter, r *http.Request, slug string) {
 	a.respond(w, r, page, err)
 }
 
+// endregion
+
 func (a *app) handleTag(w http.ResponseWriter, r *http.Request, slug string) {
 	page, err := a.store.RenderTag(r.Context(), slug)
 	a.respond(w, r, page, err)
@@ -78,6 +81,7 @@ func (a *app) handleCachedHome(w http.ResponseWriter, r *http.Request) {
 	a.serveCached(w, r, pagecache.HomeKey, a.store.RenderHome)
 }
 
+// region: cache
 func (a *app) handleCachedPost(w http.ResponseWriter, r *http.Request, slug string) {
 	a.serveCached(w, r, pagecache.PostKey(slug), func(ctx context.Context) ([]byte, error) {
 		return a.store.RenderPost(ctx, slug)
@@ -101,6 +105,9 @@ func (a *app) serveCached(w http.ResponseWriter, r *http.Request, key string, re
 	a.respond(w, r, page, err)
 }
 
+// endregion
+
+// region: comment
 // handleComment stores a comment (docs/spec.md §3.9): the form checked before anything else,
 // the insert in one transaction, then the post's and the home page's cached copies deleted,
 // and a 303 to the post.
@@ -143,6 +150,8 @@ func writeFormError(w http.ResponseWriter, err *workload.FormError) {
 	write(w, err.Status, textType, []byte(err.Message))
 }
 
+// endregion
+
 func (a *app) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	write(w, http.StatusNotFound, htmlType, a.notFound)
 }
@@ -156,6 +165,7 @@ func handleCompute(w http.ResponseWriter, r *http.Request) {
 	write(w, http.StatusOK, textType, workload.ComputeBody(n))
 }
 
+// region: errors
 // respond sends a rendered page, or the response for the error that stopped it: the 404 page
 // for an unknown slug, 503 when the database failed.
 func (a *app) respond(w http.ResponseWriter, r *http.Request, page []byte, err error) {
@@ -174,6 +184,8 @@ func (a *app) respond(w http.ResponseWriter, r *http.Request, page []byte, err e
 		write(w, http.StatusServiceUnavailable, textType, []byte(workload.DBUnavailableMessage))
 	}
 }
+
+// endregion
 
 // write sends a whole body with its length: no chunked responses (docs/spec.md §3).
 func write(w http.ResponseWriter, status int, contentType string, body []byte) {

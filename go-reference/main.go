@@ -39,11 +39,13 @@ func main() {
 
 // run serves until ctx is done, then shuts down gracefully.
 func run(ctx context.Context, cfg workload.Config) error {
+	// region: pool
 	db, err := blog.OpenDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// endregion
 	rdb, err := pagecache.OpenRedis(cfg)
 	if err != nil {
 		return err

@@ -39,6 +39,7 @@ func (a *app) home(ctx *fasthttp.RequestCtx) {
 	a.respond(ctx, a.renderHome(ctx))
 }
 
+// region: detail-page
 // withSlug hands the {slug} segment to serve, or answers the 404 page, before any query or
 // cache lookup, when the segment cannot be a slug (docs/spec.md §3.1).
 func (a *app) withSlug(ctx *fasthttp.RequestCtx, slug string, serve func(*fasthttp.RequestCtx, string)) {
@@ -53,6 +54,8 @@ func (a *app) post(ctx *fasthttp.RequestCtx, slug string) {
 	a.respond(ctx, a.renderPost(ctx, slug))
 }
 
+// endregion
+
 func (a *app) tag(ctx *fasthttp.RequestCtx, slug string) {
 	a.respond(ctx, a.renderTag(ctx, slug))
 }
@@ -61,6 +64,7 @@ func (a *app) cachedHome(ctx *fasthttp.RequestCtx) {
 	a.serveCached(ctx, pagecache.HomeKey, a.renderHome)
 }
 
+// region: cache
 func (a *app) cachedPost(ctx *fasthttp.RequestCtx, slug string) {
 	a.serveCached(ctx, pagecache.PostKey(slug), func(ctx *fasthttp.RequestCtx) error {
 		return a.renderPost(ctx, slug)
@@ -83,6 +87,8 @@ func (a *app) serveCached(ctx *fasthttp.RequestCtx, key string, renderPage func(
 	a.respond(ctx, err)
 }
 
+// endregion
+
 func compute(ctx *fasthttp.RequestCtx) {
 	n, ok := workload.ParseN(string(ctx.URI().QueryString()))
 	if !ok {
@@ -92,6 +98,7 @@ func compute(ctx *fasthttp.RequestCtx) {
 	write(ctx, fasthttp.StatusOK, textType, workload.ComputeBody(n))
 }
 
+// region: comment
 // comment stores a comment (docs/spec.md §3.9): the form checked before anything else, the
 // insert in one transaction, then the post's and the home page's cached copies deleted, and
 // a 303 to the post.
@@ -140,6 +147,8 @@ func writeFormError(ctx *fasthttp.RequestCtx, err *workload.FormError) {
 	write(ctx, err.Status, textType, []byte(err.Message))
 }
 
+// endregion
+
 func (a *app) notFoundPage(ctx *fasthttp.RequestCtx) {
 	write(ctx, fasthttp.StatusNotFound, htmlType, a.notFound)
 }
@@ -153,6 +162,7 @@ func (a *app) renderHome(ctx *fasthttp.RequestCtx) error {
 	return renderInto(ctx, blog.HomeTemplate, page)
 }
 
+// region: detail-page
 // renderPost renders /posts/{slug} into the response (3 queries).
 func (a *app) renderPost(ctx *fasthttp.RequestCtx, slug string) error {
 	page, err := a.store.LoadPost(ctx, slug)
@@ -161,6 +171,8 @@ func (a *app) renderPost(ctx *fasthttp.RequestCtx, slug string) error {
 	}
 	return renderInto(ctx, blog.PostTemplate, page)
 }
+
+// endregion
 
 // renderTag renders /tags/{slug} into the response (4 queries).
 func (a *app) renderTag(ctx *fasthttp.RequestCtx, slug string) error {
@@ -171,6 +183,7 @@ func (a *app) renderTag(ctx *fasthttp.RequestCtx, slug string) error {
 	return renderInto(ctx, blog.TagTemplate, page)
 }
 
+// region: detail-page
 // renderInto executes a page template straight into the response body, which fasthttp
 // buffers whole and sends with its Content-Length. The status stays 200 unless respond
 // replaces the page with an error's answer.
@@ -179,6 +192,9 @@ func renderInto(ctx *fasthttp.RequestCtx, t *template.Template, data any) error 
 	return blog.Execute(ctx, t, data)
 }
 
+// endregion
+
+// region: errors
 // respond leaves the page rendered into the response (a 200), or replaces whatever is there
 // with the answer to the error that stopped it: the 404 page for an unknown slug, 500 when a
 // template failed, 503 when the database failed.
@@ -197,6 +213,8 @@ func (a *app) respond(ctx *fasthttp.RequestCtx, err error) {
 		write(ctx, fasthttp.StatusServiceUnavailable, textType, []byte(workload.DBUnavailableMessage))
 	}
 }
+
+// endregion
 
 // write sets the whole answer, replacing any partial page; fasthttp sends a body set whole
 // with its Content-Length (docs/spec.md §3.8).

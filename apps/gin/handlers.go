@@ -38,6 +38,7 @@ func (a *app) home(c *gin.Context) {
 	a.respond(c, page, err)
 }
 
+// region: detail-page
 // requireSlug answers the 404 page, before any query or cache lookup, when the :slug
 // segment cannot be a slug (docs/spec.md §3.1), and stops the route's handlers.
 func (a *app) requireSlug(c *gin.Context) {
@@ -52,6 +53,8 @@ func (a *app) post(c *gin.Context) {
 	a.respond(c, page, err)
 }
 
+// endregion
+
 func (a *app) tag(c *gin.Context) {
 	page, err := a.store.RenderTag(c.Request.Context(), c.Param("slug"))
 	a.respond(c, page, err)
@@ -61,6 +64,7 @@ func (a *app) cachedHome(c *gin.Context) {
 	a.serveCached(c, pagecache.HomeKey, a.store.RenderHome)
 }
 
+// region: cache
 func (a *app) cachedPost(c *gin.Context) {
 	slug := c.Param("slug")
 	a.serveCached(c, pagecache.PostKey(slug), func(ctx context.Context) ([]byte, error) {
@@ -85,6 +89,8 @@ func (a *app) serveCached(c *gin.Context, key string, renderPage func(context.Co
 	a.respond(c, page, err)
 }
 
+// endregion
+
 func compute(c *gin.Context) {
 	n, ok := workload.ParseN(c.Request.URL.RawQuery)
 	if !ok {
@@ -94,6 +100,7 @@ func compute(c *gin.Context) {
 	c.Data(http.StatusOK, textType, workload.ComputeBody(n))
 }
 
+// region: comment
 // comment stores a comment (docs/spec.md §3.9): the form checked before anything else, the
 // insert in one transaction, then the post's and the home page's cached copies deleted, and
 // a 303 to the post. requireSlug has answered a segment that is not a slug.
@@ -133,6 +140,8 @@ func (a *app) comment(c *gin.Context) {
 	c.Redirect(http.StatusSeeOther, "/posts/"+slug)
 }
 
+// endregion
+
 func (a *app) notFoundPage(c *gin.Context) {
 	c.Data(http.StatusNotFound, htmlType, a.notFound)
 }
@@ -153,6 +162,7 @@ func (a *app) respond(c *gin.Context, page []byte, err error) {
 	c.Data(http.StatusOK, htmlType, page)
 }
 
+// region: errors
 // answerErrors is the middleware that turns the error a handler left in c.Errors into its
 // response: the 404 page for an unknown slug, the form rule's refusal, 500 when a template
 // failed, 503 when the database failed.
@@ -179,3 +189,5 @@ func (a *app) answerErrors(c *gin.Context) {
 		c.Data(http.StatusServiceUnavailable, textType, []byte(workload.DBUnavailableMessage))
 	}
 }
+
+// endregion

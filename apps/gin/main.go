@@ -41,11 +41,13 @@ func main() {
 
 // run serves until ctx is done, then shuts down gracefully.
 func run(ctx context.Context, cfg workload.Config) error {
+	// region: pool
 	db, err := blog.OpenDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// endregion
 	rdb, err := pagecache.OpenRedis(cfg)
 	if err != nil {
 		return err
@@ -95,7 +97,9 @@ func (a *app) routes() *gin.Engine {
 	// No 301 to the path with or without a trailing slash: Go answers /posts/{slug}/ and
 	// /compute/ with the 404 page.
 	r.RedirectTrailingSlash = false
+	// region: errors
 	r.Use(a.answerErrors)
+	// endregion
 
 	r.GET("/", a.home)
 	r.GET("/posts/:slug", a.requireSlug, a.post)

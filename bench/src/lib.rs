@@ -2,10 +2,12 @@
 //! running apps, CPUs, services, memory cgroups), parity against the Go reference, load
 //! (generators, the open-loop generator, sampling, admission, ceilings, the batch, the
 //! sweep), faults (services failing under load, bad input, floods), probes (profiles, round
-//! trips, the relay), the results models, and the reports read from them. The `blogbench`
-//! binary is its command line.
+//! trips, the relay), idioms (each app's code for the same concerns, its size, packages, build
+//! and run cost), the results models, and the reports read from them. The `blogbench` binary
+//! is its command line.
 
 pub mod faults;
+pub mod idioms;
 pub mod load;
 pub mod parity;
 pub mod probe;

@@ -8,10 +8,12 @@
 //! blogbench bench --quick              # the fair benchmark, smoke-test size
 //! blogbench compare A B                # two batches, app by app and route by route
 //! blogbench faults --quick --apps go   # services failing under load, bad input, floods
+//! blogbench idioms --quick             # every app's code side by side, its build and run cost
 //! ```
 
 use anyhow::{Result, bail};
 use bench::faults;
+use bench::idioms;
 use bench::load::loadgen::Loadgen;
 use bench::load::{batch, ceilings, open_loop, sweep};
 use bench::parity::{self, Fetched};
@@ -25,7 +27,7 @@ use bench::{report, results, routes};
 use clap::{Parser, Subcommand};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -122,6 +124,28 @@ enum Cmd {
     /// `results/sweep-<id>/sweep.json` and the sweep report; exits non-zero when an app could
     /// not be swept or a run's accounting or answers were wrong.
     Sweep(SweepArgs),
+    /// The same concerns in every app, side by side (each app's own source for the detail
+    /// page, the pool, the cache, the error mapping, the comment POST), with what each costs:
+    /// lines of code, packages pulled in, binary size, incremental rebuild, cold compile,
+    /// start-up time and idle RSS. Writes `idioms/<id>/idioms.json`, `idioms.md` and
+    /// `idioms.html`. Rebuilds the workspace (the timed rebuilds) unless `--quick`.
+    Idioms {
+        /// Apps, comma-separated, or `all`.
+        #[arg(
+            long,
+            visible_alias = "app",
+            value_delimiter = ',',
+            default_value = "all"
+        )]
+        apps: Vec<String>,
+        /// Everything but the incremental rebuild, and 3 starts per app instead of 5: for
+        /// tests.
+        #[arg(long)]
+        quick: bool,
+        /// Where the `<id>` folder is written (default: `idioms/` in the workspace).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Serve a static page of `--bytes` bytes (the HTTP ceiling's server).
     #[command(hide = true)]
     StaticServer {
@@ -357,6 +381,7 @@ fn main() -> ExitCode {
             quick,
             results,
         } => run_faults(&apps, connections, quick, results),
+        Cmd::Idioms { apps, quick, out } => run_idioms(&apps, quick, out),
         Cmd::StaticServer {
             bind,
             bytes,
@@ -370,6 +395,8 @@ fn main() -> ExitCode {
             let dir = results::batch_dir(&results, &batch);
             if dir.join("faults.json").is_file() {
                 report::write_reliability(&dir).map(|()| true)
+            } else if dir.join(results::idioms::FILE).is_file() {
+                report::write_idioms(&dir).map(|()| true)
             } else if dir.join("sweep.json").is_file() {
                 report::write_sweep(&dir).map(|()| true)
             } else {
@@ -634,6 +661,28 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
     Ok(problems.is_empty() && !interrupted.load(Ordering::SeqCst))
 }
 
+fn run_idioms(specs: &[String], quick: bool, out: Option<PathBuf>) -> Result<bool> {
+    let options = idioms::Options {
+        apps: selected(specs, true)?,
+        quick,
+        out_dir: out.unwrap_or_else(results::idioms::default_dir),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    // Caught, so a Ctrl-C during a timed rebuild ends only the build, and the Go file it
+    // changed is put back before the harness stops.
+    let interrupted = interrupt_flag()?;
+    let dir = idioms::run(&options, &interrupted)?;
+    println!(
+        "blogbench: results in {}",
+        dir.join(results::idioms::FILE).display()
+    );
+    report::write_idioms(&dir)?;
+    println!("blogbench: page in {}", dir.join("idioms.html").display());
+    let failed = results::idioms::Idioms::load(&dir.join(results::idioms::FILE))?.problems();
+    print_problems(&failed, "measurements that failed: see the page");
+    Ok(failed.is_empty() && !interrupted.load(Ordering::SeqCst))
+}
+
 fn run_profile(args: ProfileArgs) -> Result<()> {
     check_routes(&args.routes)?;
     let targets = targets(&args.apps)?;
@@ -683,10 +732,7 @@ fn run(name: &str, bind: &str) -> Result<()> {
         "blogbench: open http://{bind}/  http://{bind}/posts/<slug>  http://{bind}/tags/rust  http://{bind}/cached/  http://{bind}/compute?n=20000"
     );
     println!("blogbench: Ctrl-C stops it");
-    let err = Command::new(&binary)
-        .args(&app.manifest.args)
-        .env("BIND", bind)
-        .exec();
+    let err = app.command(&[]).env("BIND", bind).exec();
     bail!("cannot run {}: {err}", binary.display())
 }
 

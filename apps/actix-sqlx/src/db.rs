@@ -8,6 +8,7 @@ use sqlx::{Postgres, pool::PoolConnection};
 use std::future::Future;
 use std::pin::Pin;
 
+// region: detail-page
 /// A connection held for the whole request, so a page costs its queries plus the one ping
 /// sqlx sends when the connection goes back to the pool.
 pub struct DbConn(pub PoolConnection<Postgres>);
@@ -25,3 +26,4 @@ impl FromRequest for DbConn {
         Box::pin(async move { Ok(DbConn(acquire.await?)) })
     }
 }
+// endregion

@@ -114,6 +114,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     // actix-web calls this factory on each worker's thread, once per worker and bound
     // address (BIND is one address), and again if it restarts a worker's service.
     let server = HttpServer::new(move || {
+        // region: pool
         let (pool, cache) = match &shared {
             Some((pool, cache)) => (pool.clone(), Arc::clone(cache)),
             // This worker's own pool shard and Redis connection: their sockets are opened,
@@ -133,6 +134,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             tera: Arc::clone(&tera),
             not_found: not_found.clone(),
         };
+        // endregion
         App::new()
             .app_data(web::Data::new(state))
             .route("/", web::get().to(routes::home))
@@ -163,6 +165,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+// region: pool
 /// A checkout pings only as `ping` says (by default a connection idle for more than 1 s,
 /// pgxpool's rule); sqlx still pings every connection it takes back (no switch). Lazy, so
 /// the app starts (and answers 503) while Postgres is down.
@@ -181,6 +184,7 @@ fn new_pool(options: &PgConnectOptions, max: u32, min: u32, ping: PingOnAcquire)
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy_with(options.clone())
 }
+// endregion
 
 /// Worker `worker`'s share of `total` connections: `total / workers`, one more for each of
 /// the first `total % workers` workers, so the shares add up to `total` (16 over 3 workers:

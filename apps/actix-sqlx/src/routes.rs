@@ -23,12 +23,14 @@ pub async fn home(state: web::Data<AppState>, DbConn(mut conn): DbConn) -> Page 
     Ok(html(home_html(&state, &mut conn).await?))
 }
 
+// region: detail-page
 pub async fn post(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match post_html(&state, &mut conn, &slug).await? {
         Some(page) => html(page),
         None => not_found_response(&state),
     })
 }
+// endregion
 
 pub async fn tag(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match pages::tag(&mut conn, &slug).await? {
@@ -44,6 +46,7 @@ pub async fn cached_home(state: web::Data<AppState>) -> Page {
     .await
 }
 
+// region: cache
 pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
     let key = page_cache::post_key(&slug);
     cached(&state, key, async |conn| {
@@ -51,6 +54,7 @@ pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
     })
     .await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub async fn compute(request: HttpRequest) -> HttpResponse {
@@ -60,6 +64,7 @@ pub async fn compute(request: HttpRequest) -> HttpResponse {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9), then sends the reader to the post.
 pub async fn comment(
     state: web::Data<AppState>,
@@ -84,11 +89,13 @@ pub async fn comment(
     .await
     .expect("the comment task does not panic")
 }
+// endregion
 
 pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
     not_found_response(&state)
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything
 /// else gets the 404 page. actix-web polls a handler's extractors in order and stops at the
 /// first error, so handlers take `Slug` first: a segment that is not a slug costs no
@@ -115,7 +122,9 @@ impl FromRequest for Slug {
         })
     }
 }
+// endregion
 
+// region: comment
 /// A comment that passed `workload::comment`'s rule. The media type is checked before the body
 /// is read, and `web::Bytes` reads at most the resource's `PayloadConfig` limit (`FORM_LIMIT`);
 /// each refusal is the rule's status and message, before any connection, query or Redis
@@ -146,12 +155,14 @@ impl FromRequest for CommentForm {
         })
     }
 }
+// endregion
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
     let rows = pages::home(conn).await?;
     Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
+// region: detail-page
 async fn post_html(
     state: &AppState,
     conn: &mut PgConnection,
@@ -162,7 +173,9 @@ async fn post_html(
         None => Ok(None),
     }
 }
+// endregion
 
+// region: cache
 /// Serves `key` from Redis; on a miss takes a connection, renders with `render` (`None` =
 /// unknown slug: 404, nothing stored) and stores the page.
 async fn cached(
@@ -181,6 +194,7 @@ async fn cached(
     state.cache.set(&key, &page).await;
     Ok(html(page))
 }
+// endregion
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
@@ -207,6 +221,7 @@ fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpRespo
         .body(body)
 }
 
+// region: errors
 /// Why a request gets no page.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -244,3 +259,4 @@ impl ResponseError for AppError {
         plain_text(self.status_code(), body)
     }
 }
+// endregion

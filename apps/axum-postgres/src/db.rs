@@ -23,6 +23,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Error, NoTls, Row};
 use workload::Config;
 
+// region: pool
 /// How long a request waits for a pool slot, and for a new connection or a ping
 /// (docs/spec.md §1); deadpool times each step on its own.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -65,7 +66,9 @@ pub fn pool(config: &Config) -> Result<Pool, Box<dyn std::error::Error>> {
         .build()?;
     Ok(pool)
 }
+// endregion
 
+// region: detail-page
 /// A client held for the whole request.
 pub struct DbClient(pub deadpool_postgres::Client);
 
@@ -76,6 +79,7 @@ impl FromRequestParts<AppState> for DbClient {
         Ok(DbClient(state.pool.get().await?))
     }
 }
+// endregion
 
 /// Home: 3 statements in 2 round trips.
 pub async fn home(client: &ClientWrapper) -> Result<HomeRows, Error> {
@@ -93,6 +97,7 @@ pub async fn home(client: &ClientWrapper) -> Result<HomeRows, Error> {
     })
 }
 
+// region: detail-page
 /// Post page: 3 statements in 2 round trips, or 1 when no post has `slug`.
 pub async fn post(client: &ClientWrapper, slug: &str) -> Result<Option<PostRows>, Error> {
     let Some(post) = query_opt(client, POST_BY_SLUG, [&slug], row::post).await? else {
@@ -109,6 +114,7 @@ pub async fn post(client: &ClientWrapper, slug: &str) -> Result<Option<PostRows>
         comments,
     }))
 }
+// endregion
 
 /// Tag page: 4 statements in 3 round trips, or 1 when no tag has `slug`. The count needs only
 /// the tag, so it goes with the posts' tags, keeping the order of docs/spec.md §3.1.
@@ -131,6 +137,7 @@ pub async fn tag(client: &ClientWrapper, slug: &str) -> Result<Option<TagRows>, 
     }))
 }
 
+// region: comment
 /// A comment on the post `slug` (docs/spec.md §3.9): 4 statements in one transaction
 /// (`BEGIN`, [`POST_ID_BY_SLUG`], [`INSERT_COMMENT`], `COMMIT`), each waiting for the one
 /// before; `false`, after a rollback, when no post has `slug`.
@@ -153,6 +160,7 @@ pub async fn add_comment(
     tx.commit().await?;
     Ok(true)
 }
+// endregion
 
 /// Parameters taken by value, so a future built inside `try_join!` owns them instead of
 /// borrowing a temporary.

@@ -65,6 +65,7 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let tera = templates::tera()?;
+    // region: pool
     let state = AppState {
         pool: db::pool(&config)?,
         cache: Arc::new(PageCache::new(
@@ -74,6 +75,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         not_found: templates::not_found_page(&tera)?.into(),
         tera: Arc::new(tera),
     };
+    // endregion
 
     let app = Router::new()
         .route("/", get(routes::home))

@@ -6,6 +6,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use sqlx::{Postgres, pool::PoolConnection};
 
+// region: detail-page
 /// A connection held for the whole request, so a page costs its queries plus the one ping
 /// sqlx sends when the connection goes back to the pool.
 pub struct DbConn(pub PoolConnection<Postgres>);
@@ -17,3 +18,4 @@ impl FromRequestParts<AppState> for DbConn {
         Ok(DbConn(state.pool.acquire().await?))
     }
 }
+// endregion

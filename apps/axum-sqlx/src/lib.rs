@@ -75,6 +75,7 @@ pub fn main(name: &'static str) -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    // region: pool
     // A checkout pings only as PING_ON_ACQUIRE says (by default a connection idle for more
     // than 1 s, pgxpool's rule); sqlx still pings every connection it takes back (no switch).
     // Lazy, so the app starts (and answers 503) while Postgres is down.
@@ -102,6 +103,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         not_found: templates::not_found_page(&tera)?.into(),
         tera: Arc::new(tera),
     };
+    // endregion
 
     let app = Router::new()
         .route("/", get(routes::home))

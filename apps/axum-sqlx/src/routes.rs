@@ -21,6 +21,7 @@ pub async fn home(State(state): State<AppState>, DbConn(mut conn): DbConn) -> Pa
     Ok(Html(home_html(&state, &mut conn).await?).into_response())
 }
 
+// region: detail-page
 pub async fn post(
     State(state): State<AppState>,
     Slug(slug): Slug,
@@ -31,6 +32,7 @@ pub async fn post(
         None => not_found_response(&state),
     })
 }
+// endregion
 
 pub async fn tag(
     State(state): State<AppState>,
@@ -50,6 +52,7 @@ pub async fn cached_home(State(state): State<AppState>) -> Page {
     .await
 }
 
+// region: cache
 pub async fn cached_post(State(state): State<AppState>, Slug(slug): Slug) -> Page {
     let key = page_cache::post_key(&slug);
     cached(&state, key, async |conn| {
@@ -57,6 +60,7 @@ pub async fn cached_post(State(state): State<AppState>, Slug(slug): Slug) -> Pag
     })
     .await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub async fn compute(RawQuery(query): RawQuery) -> Response {
@@ -66,6 +70,7 @@ pub async fn compute(RawQuery(query): RawQuery) -> Response {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9), then sends the reader to the post.
 pub async fn comment(
     State(state): State<AppState>,
@@ -87,11 +92,13 @@ pub async fn comment(
     .await
     .expect("the comment task does not panic")
 }
+// endregion
 
 pub async fn not_found(State(state): State<AppState>) -> Response {
     not_found_response(&state)
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
 /// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
 /// page; handlers take `Slug` first, so that costs no connection, query, Redis lookup or
@@ -108,7 +115,9 @@ impl FromRequestParts<AppState> for Slug {
         }
     }
 }
+// endregion
 
+// region: comment
 /// A comment that passed `workload::comment`'s rule. The media type is checked before the body
 /// is read, and `Bytes` reads at most the route's `DefaultBodyLimit` (`FORM_LIMIT`); each
 /// refusal is the rule's status and message, before any connection, query or Redis command.
@@ -133,12 +142,14 @@ impl FromRequest<AppState> for CommentForm {
         Ok(CommentForm(NewComment::from_form_body(&body)?))
     }
 }
+// endregion
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
     let rows = pages::home(conn).await?;
     Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
+// region: detail-page
 async fn post_html(
     state: &AppState,
     conn: &mut PgConnection,
@@ -149,7 +160,9 @@ async fn post_html(
         None => Ok(None),
     }
 }
+// endregion
 
+// region: cache
 /// Serves `key` from Redis; on a miss takes a connection, renders with `render` (`None` =
 /// unknown slug: 404, nothing stored) and stores the page.
 async fn cached(
@@ -168,6 +181,7 @@ async fn cached(
     state.cache.set(&key, &page).await;
     Ok(Html(page).into_response())
 }
+// endregion
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
@@ -188,6 +202,7 @@ fn plain_text(status: StatusCode, body: impl Into<Body>) -> Response {
         .into_response()
 }
 
+// region: errors
 /// Why a request gets no page.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -221,3 +236,4 @@ impl IntoResponse for AppError {
         plain_text(status, body)
     }
 }
+// endregion

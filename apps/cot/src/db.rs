@@ -76,6 +76,7 @@ pub struct Comment {
     pub created_at: DateTime<Utc>,
 }
 
+// region: pool
 /// How long a page may spend on the database (opening it included) before it is a 503.
 /// Cot's pool waits up to sqlx's default 30 s for a connection, with no setting.
 const DEADLINE: Duration = Duration::from_secs(5);
@@ -127,6 +128,7 @@ impl Db {
         Ok(work(database).await?)
     }
 }
+// endregion
 
 /// `field = ids[0] OR field = ids[1] …`: the ORM has no `IN`.
 fn any_of(field: &'static str, ids: impl IntoIterator<Item = i32>) -> Option<Expr> {
@@ -224,6 +226,7 @@ pub async fn home_page(database: &Database) -> cot::db::Result<HomePage> {
     Ok(views::home(summaries(posts, &authors), tags, counts))
 }
 
+// region: detail-page
 /// The post whose slug is `slug`.
 async fn post_by_slug(database: &Database, slug: &str) -> cot::db::Result<Option<Post>> {
     let filter = Expr::eq(Expr::field("slug"), Expr::value(slug.to_owned()));
@@ -264,6 +267,7 @@ pub async fn post_page(database: &Database, slug: &str) -> cot::db::Result<Optio
     };
     Ok(Some(views::post(post, tags, comments)))
 }
+// endregion
 
 /// Tag: the tag by slug, its links (their number is the post count), those posts (the
 /// latest 20 kept), their authors, links and tags.
@@ -291,6 +295,7 @@ pub async fn tag_page(database: &Database, slug: &str) -> cot::db::Result<Option
     )))
 }
 
+// region: comment
 /// Comment: the post by slug, then the comment, inserted with its id left to PostgreSQL
 /// (`INSERT … RETURNING "id"`) and stamped with the app's clock; `false` when no post has
 /// `slug`. Cot 0.7 has no transactions (cot-0.7.0 src/db.rs: "TODO: add transactions when
@@ -311,3 +316,4 @@ pub async fn add_comment(db: Db, slug: &str, comment: NewComment) -> Result<bool
     db.run_to_end(async |d| comment.insert(d).await).await?;
     Ok(true)
 }
+// endregion

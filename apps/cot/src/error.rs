@@ -7,6 +7,7 @@ use cot::response::{IntoResponse, Response};
 use cot::{StatusCode, Template};
 use workload::comment::FormError;
 
+// region: errors
 /// Why a request gets no page. Handlers and extractors return it; as a `cot::Error` it carries
 /// its status to the project's error handler, [`error_page`], which answers it.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +84,7 @@ pub async fn error_page(error: RequestError) -> cot::Result<Response> {
         }
     }
 }
+// endregion
 
 #[derive(Template)]
 #[template(path = "not_found.html")]

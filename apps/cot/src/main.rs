@@ -64,6 +64,7 @@ struct BlogProject {
 }
 
 impl Project for BlogProject {
+    // region: cache
     /// No `database.url`: Cot would connect while booting (see `db::Db`). The cache is Cot's
     /// Redis store with no key prefix and no expiry, so pages land at `page:<path>` as in
     /// every app (Cot still stores them JSON-encoded).
@@ -78,14 +79,17 @@ impl Project for BlogProject {
             .build();
         Ok(ProjectConfig::builder().debug(false).cache(cache).build())
     }
+    // endregion
 
     fn register_apps(&self, apps: &mut AppBuilder, _context: &RegisterAppsContext) {
         apps.register_with_views(Blog, "");
     }
 
+    // region: errors
     fn error_handler(&self) -> DynErrorPageHandler {
         DynErrorPageHandler::new(error::error_page)
     }
+    // endregion
 }
 
 fn main() -> ExitCode {

@@ -23,12 +23,14 @@ pub async fn home(db: Db) -> Result<Html, AppError> {
     Ok(Html::new(home_html(db).await?))
 }
 
+// region: detail-page
 pub async fn post(Slug(slug): Slug, db: Db) -> Result<Html, AppError> {
     match post_html(db, &slug).await? {
         Some(page) => Ok(Html::new(page)),
         None => Err(AppError::NotFound),
     }
 }
+// endregion
 
 pub async fn tag(Slug(slug): Slug, db: Db) -> Result<Html, AppError> {
     match db.run(async |d| db::tag_page(d, &slug).await).await? {
@@ -44,10 +46,12 @@ pub async fn cached_home(db: Db, cache: Cache) -> Result<Html, AppError> {
     .await
 }
 
+// region: cache
 pub async fn cached_post(Slug(slug): Slug, db: Db, cache: Cache) -> Result<Html, AppError> {
     let key = page_cache::post_key(&slug);
     cached(&cache, key, async || post_html(db, &slug).await).await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (Go's `workload.ParseN`): Cot's `UrlQuery` decodes
 /// with other rules (it splits on `;`, for one).
@@ -58,6 +62,7 @@ pub async fn compute(head: RequestHead) -> cot::Result<Response> {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9) and answers `303 See Other` to its post. The
 /// extractors have already refused a non-slug (404) and a bad form (415, 413, 400), in that
 /// order, before any query or cache command.
@@ -80,7 +85,9 @@ pub async fn comment(
         .await
         .unwrap_or_else(|panicked| std::panic::resume_unwind(panicked.into_panic()))
 }
+// endregion
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything else,
 /// a segment that does not decode to UTF-8 included, is the 404 error before the handler runs:
 /// no query, no cache lookup. Cot's `Path` hands a segment over as it is in the URI, still
@@ -96,7 +103,9 @@ impl FromRequestHead for Slug {
         }
     }
 }
+// endregion
 
+// region: comment
 /// A comment form, read by the rule every app shares (`workload::comment`), which answers
 /// Go's bytes. Cot's `RequestForm` does not: it accepts only the bare media type (no
 /// `; charset=…`), reads the body with no limit, decodes it with `form_urlencoded` (invalid
@@ -130,19 +139,23 @@ fn unread_form(err: &cot::Error) -> FormError {
         FormError::Malformed
     }
 }
+// endregion
 
 async fn home_html(db: Db) -> Result<String, AppError> {
     let view = db.run(async |d| db::home_page(d).await).await?;
     Ok(HomeHtml(view).render()?)
 }
 
+// region: detail-page
 async fn post_html(db: Db, slug: &str) -> Result<Option<String>, AppError> {
     match db.run(async |d| db::post_page(d, slug).await).await? {
         Some(view) => Ok(Some(PostHtml(view).render()?)),
         None => Ok(None),
     }
 }
+// endregion
 
+// region: cache
 /// Serves `key` from Cot's cache; on a miss renders with `render` (`None` = unknown slug:
 /// 404, nothing stored) and stores the page. Cache errors (Redis down) are misses.
 async fn cached(
@@ -167,7 +180,9 @@ async fn cached(
     }
     Ok(Html::new(page))
 }
+// endregion
 
+// region: comment
 /// Deletes the cached pages a comment on `slug` changes (the post's and the home page).
 /// Cot's `Cache::remove` takes one key, so that is one `DEL` per page. A Redis error is
 /// logged, not answered: the comment is already stored.
@@ -179,6 +194,7 @@ async fn invalidate(cache: &Cache, slug: &str) {
         }
     }
 }
+// endregion
 
 /// Whether the last cache call failed, so an outage is logged once, not per request.
 static CACHE_FAILING: AtomicBool = AtomicBool::new(false);

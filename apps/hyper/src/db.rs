@@ -7,6 +7,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::time::Duration;
 use workload::Config;
 
+// region: pool
 /// A checkout pings only as PING_ON_ACQUIRE says (by default a connection idle for more than
 /// 1 s, pgxpool's rule); sqlx still pings every connection it takes back (no switch). Lazy,
 /// so the app starts (and answers 503) while Postgres is down.
@@ -26,3 +27,4 @@ pub fn pool(config: &Config) -> Result<PgPool, sqlx::Error> {
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy(&config.database_url)
 }
+// endregion

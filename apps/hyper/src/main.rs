@@ -63,12 +63,14 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let tera = templates::tera()?;
+    // region: pool
     let state = Arc::new(AppState {
         pool: db::pool(&config)?,
         cache: PageCache::new(redis::Client::open(config.redis_url.as_str())?, "hyper"),
         not_found: templates::not_found_page(&tera)?.into(),
         tera,
     });
+    // endregion
 
     let listener = tokio::net::TcpListener::bind(&config.bind)
         .await
@@ -105,7 +107,9 @@ async fn route(state: Arc<AppState>, request: Request<Incoming>) -> Result<Respo
         // included): the 404 page, as Go answers (docs/spec.md §3.7).
         _ => Ok(routes::not_found(&state)),
     };
+    // region: errors
     Ok(answer.unwrap_or_else(AppError::into_response))
+    // endregion
 }
 
 /// Ctrl-C or SIGTERM.

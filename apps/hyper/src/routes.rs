@@ -26,6 +26,7 @@ pub async fn home(state: &AppState) -> Page {
     Ok(html(home_html(state, &mut conn).await?))
 }
 
+// region: detail-page
 pub async fn post(state: &AppState, segment: &str) -> Page {
     let Some(slug) = slug(segment) else {
         return Ok(not_found(state));
@@ -36,6 +37,7 @@ pub async fn post(state: &AppState, segment: &str) -> Page {
         None => not_found(state),
     })
 }
+// endregion
 
 pub async fn tag(state: &AppState, segment: &str) -> Page {
     let Some(slug) = slug(segment) else {
@@ -55,6 +57,7 @@ pub async fn cached_home(state: &AppState) -> Page {
     .await
 }
 
+// region: cache
 pub async fn cached_post(state: &AppState, segment: &str) -> Page {
     let Some(slug) = slug(segment) else {
         return Ok(not_found(state));
@@ -62,6 +65,7 @@ pub async fn cached_post(state: &AppState, segment: &str) -> Page {
     let key = page_cache::post_key(&slug);
     cached(state, key, async |conn| post_html(state, conn, &slug).await).await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub fn compute(query: Option<&str>) -> Response {
@@ -71,6 +75,7 @@ pub fn compute(query: Option<&str>) -> Response {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9), then sends the reader to the post.
 pub async fn comment(
     state: &Arc<AppState>,
@@ -98,6 +103,7 @@ pub async fn comment(
     .await
     .expect("the comment task does not panic")
 }
+// endregion
 
 pub fn not_found(state: &AppState) -> Response {
     response(
@@ -107,6 +113,7 @@ pub fn not_found(state: &AppState) -> Response {
     )
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded as axum's `Path` decodes it (Go's `r.PathValue` decodes
 /// the same bytes), when it is a slug (docs/spec.md §3.1). Anything else, a segment that does
 /// not decode to UTF-8 included, gets the 404 page; handlers call this first, so that costs no
@@ -117,7 +124,9 @@ fn slug(segment: &str) -> Option<Cow<'_, str>> {
         .ok()
         .filter(|slug| workload::is_slug(slug))
 }
+// endregion
 
+// region: comment
 /// The comment in the body, when it passes `workload::comment`'s rule. The media type is checked
 /// before the body is read, and `Limited` reads at most `FORM_LIMIT` bytes; each refusal is the
 /// rule's status and message, before any connection, query or Redis command.
@@ -134,12 +143,14 @@ async fn comment_form(headers: &HeaderMap, body: Incoming) -> Result<NewComment,
     };
     Ok(NewComment::from_form_body(&body)?)
 }
+// endregion
 
 async fn home_html(state: &AppState, conn: &mut PgConnection) -> Result<String, AppError> {
     let rows = pages::home(conn).await?;
     Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
+// region: detail-page
 async fn post_html(
     state: &AppState,
     conn: &mut PgConnection,
@@ -150,7 +161,9 @@ async fn post_html(
         None => Ok(None),
     }
 }
+// endregion
 
+// region: cache
 /// Serves `key` from Redis; on a miss takes a connection, renders with `render` (`None` =
 /// unknown slug: 404, nothing stored) and stores the page.
 async fn cached(
@@ -169,6 +182,7 @@ async fn cached(
     state.cache.set(&key, &page).await;
     Ok(html(page))
 }
+// endregion
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
@@ -207,6 +221,7 @@ fn see_other(location: &str) -> Response {
     response
 }
 
+// region: errors
 /// Why a request gets no page.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -241,3 +256,4 @@ impl AppError {
         plain_text(status, body)
     }
 }
+// endregion

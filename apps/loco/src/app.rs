@@ -22,9 +22,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// This crate's `config/` folder, so the app finds its configuration whatever the working
-/// directory; `LOCO_CONFIG_FOLDER` still overrides it, as in any Loco app.
-const CONFIG_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/config");
+/// Loco's own default: `config/` in the working directory, the app's folder when blogbench
+/// runs it; `LOCO_CONFIG_FOLDER` overrides it, as in any Loco app. Not a path compiled in:
+/// cargo reuses a build made in another checkout sharing the target folder.
+const CONFIG_DIR: &str = "config";
 
 /// How long a request waits for a Redis connection from the cache's pool before treating
 /// the cache as unavailable (a miss). bb8's default is 30 s, which would stall every cached
@@ -50,6 +51,7 @@ impl Hooks for App {
         }
     }
 
+    // region: pool
     /// Loco's `create_app` would connect eagerly (failing while PostgreSQL is down), keep
     /// sqlx's ping on every checkout, and wait 30 s for a Redis connection; the context is
     /// built here instead, from the same `database` and `cache` settings.
@@ -65,6 +67,7 @@ impl Hooks for App {
             .build();
         boot::run_app::<Self>(&mode, ctx).await
     }
+    // endregion
 
     /// `/cached/` (a trailing slash Loco's `Routes` would strip) and the 404 fallback.
     async fn before_routes(_ctx: &AppContext) -> Result<AxumRouter<AppContext>> {
@@ -107,6 +110,7 @@ impl Hooks for App {
     }
 }
 
+// region: pool
 /// SeaORM's connection (a sqlx pool) from `config.database`, as Loco's `db::connect` builds
 /// it, plus two settings Loco does not expose: a checkout ping only as `PING_ON_ACQUIRE`
 /// says (by default a connection idle for more than 1 s, pgxpool's rule), through SeaORM's
@@ -138,7 +142,9 @@ async fn connect_database(config: &config::Database) -> Result<DatabaseConnectio
     }
     Ok(Database::connect(options).await?)
 }
+// endregion
 
+// region: cache
 /// Loco's Redis cache (`cache::drivers::redis`) over a bb8 pool built as its `new` builds
 /// it, but without waiting for Redis at start-up and with a short checkout timeout. bb8
 /// keeps its default PING on every checkout: the driver cannot drop a dead connection any
@@ -161,3 +167,4 @@ fn redis_cache(config: &CacheConfig) -> Result<Arc<Cache>> {
         pool,
     ))))
 }
+// endregion

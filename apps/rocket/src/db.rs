@@ -13,6 +13,7 @@ use std::time::Duration;
 use templates::views::{self, HomePage, PostPage, TagPage};
 use workload::comment::NewComment;
 
+// region: pool
 /// The blog's database, configured under `databases.blog`.
 #[derive(Database)]
 #[database("blog")]
@@ -78,6 +79,7 @@ impl Deref for LazyPgPool {
         &self.0
     }
 }
+// endregion
 
 pub async fn home_page(conn: &mut PgConnection) -> sqlx::Result<HomePage> {
     let posts = sqlx::query(sql::HOME_POSTS)
@@ -98,6 +100,7 @@ pub async fn home_page(conn: &mut PgConnection) -> sqlx::Result<HomePage> {
     Ok(views::home(posts, tags, counts))
 }
 
+// region: detail-page
 pub async fn post_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<PostPage>> {
     let Some(post) = sqlx::query(sql::POST_BY_SLUG)
         .bind(slug)
@@ -119,6 +122,7 @@ pub async fn post_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Opti
         .await?;
     Ok(Some(views::post(post, tags, comments)))
 }
+// endregion
 
 pub async fn tag_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Option<TagPage>> {
     let Some(tag) = sqlx::query(sql::TAG_BY_SLUG)
@@ -147,6 +151,7 @@ pub async fn tag_page(conn: &mut PgConnection, slug: &str) -> sqlx::Result<Optio
     Ok(Some(views::tag(tag, count, posts, tags)))
 }
 
+// region: comment
 /// A comment on the post `slug` (docs/spec.md §3.9): 4 statements in one transaction
 /// (`BEGIN`, `POST_ID_BY_SLUG`, `INSERT_COMMENT`, `COMMIT`); `false`, after a rollback, when
 /// no post has `slug`. `shared_sql::pages::add_comment`, in Rocket's sqlx 0.7.
@@ -173,3 +178,4 @@ pub async fn add_comment(
     tx.commit().await?;
     Ok(true)
 }
+// endregion

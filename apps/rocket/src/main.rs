@@ -42,8 +42,10 @@ static GLOBAL: MiMalloc = MiMalloc;
 
 /// Where the shared templates live. Rocket discovers only `*.tera` files in its template
 /// folder and finds none here (the shared files are plain `.html`, named as Tera knows
-/// them): they reach it through the customisation hook below.
-const TEMPLATE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates/tera");
+/// them): they reach it through the customisation hook below. Relative, so Rocket resolves it
+/// from the working directory, the app's folder when blogbench runs it: a path compiled in
+/// would name whichever checkout built the binary.
+const TEMPLATE_DIR: &str = "../../templates/tera";
 
 fn main() -> ExitCode {
     match run() {
@@ -76,6 +78,7 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
         .map_err(|e| format!("BIND {}: {e}", config.bind))?
         .next()
         .ok_or_else(|| format!("BIND {}: no address", config.bind))?;
+    // region: pool
     let figment = Figment::from(rocket::Config::default())
         .merge((rocket::Config::ADDRESS, bind.ip()))
         .merge((rocket::Config::PORT, bind.port()))
@@ -101,6 +104,7 @@ fn rocket(config: Config) -> Result<Rocket<Build>, Box<dyn Error>> {
                 extensions: None,
             },
         ));
+    // endregion
 
     Ok(rocket::custom(figment)
         .attach(Db::init())

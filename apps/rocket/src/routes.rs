@@ -25,6 +25,7 @@ pub async fn home(mut db: Connection<Db>) -> Result<Template, Error> {
     Ok(Template::render(templates::HOME, view))
 }
 
+// region: detail-page
 /// `&Db`, not `Connection<Db>`: Rocket runs request guards before parameter guards, so a
 /// `Connection<Db>` would be checked out before `Slug` could refuse the segment.
 #[get("/posts/<slug>")]
@@ -32,6 +33,7 @@ pub async fn post(db: &Db, slug: Slug<'_>) -> Result<Option<Template>, Error> {
     let view = db::post_page(&mut *db.acquire().await?, slug.0).await?;
     Ok(view.map(|view| Template::render(templates::POST, view)))
 }
+// endregion
 
 /// `&Db`, as for `post`.
 #[get("/tags/<slug>")]
@@ -59,6 +61,7 @@ pub async fn cached_home(
     .await
 }
 
+// region: cache
 #[get("/cached/posts/<slug>")]
 pub async fn cached_post(
     db: &Db,
@@ -75,6 +78,7 @@ pub async fn cached_post(
     })
     .await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (`workload::parse_n_query`): a typed
 /// `?<n>` would answer a bad `n` with Rocket's own error page and decode the query by
@@ -86,6 +90,7 @@ pub fn compute(origin: &Origin<'_>) -> Result<String, status::BadRequest<&'stati
         .map_err(status::BadRequest)
 }
 
+// region: comment
 /// Stores a comment and sends the reader to the post (docs/spec.md §3.9). Rocket runs the
 /// data guard after `Slug`, so a segment that is not a slug gets the 404 page before the form
 /// is looked at; `&Db`, as for `post`, so no connection is taken for a refused form. No
@@ -108,7 +113,9 @@ pub async fn comment(
         .await;
     Ok(Some(Redirect::to(uri!(post(slug)))))
 }
+// endregion
 
+// region: detail-page
 /// A `<slug>` segment (percent-decoded by Rocket, bytes that are not UTF-8 as U+FFFD) that is
 /// a slug (docs/spec.md §3.1). Any other segment fails the guard, and the route forwards
 /// before its handler runs: no connection, query or Redis lookup.
@@ -125,6 +132,7 @@ impl<'r> FromParam<'r> for Slug<'r> {
         }
     }
 }
+// endregion
 
 /// How `uri!` writes a `Slug`, for the comment's redirect `uri!(post(slug))`: by hand, as
 /// `#[derive(UriDisplayPath)]` would, since the derive's code borrows the `&str` field again
@@ -137,6 +145,7 @@ impl UriDisplay<Path> for Slug<'_> {
 
 impl_from_uri_param_identity!([Path] ('a) Slug<'a>);
 
+// region: comment
 /// A comment form, read by the rule every app shares (`workload::comment`; Rocket's `Form`
 /// decodes by its own rules and refuses in its own words): the `Content-Type` first (415,
 /// the body unread), then the body up to Rocket's `form` limit (`FORM_LIMIT`, set in `main`;
@@ -166,7 +175,9 @@ impl<'r> FromData<'r> for CommentForm {
         }
     }
 }
+// endregion
 
+// region: errors
 /// Unknown paths, and the pages whose handler found no such slug (`None`).
 #[catch(404)]
 pub fn not_found() -> Template {
@@ -191,7 +202,9 @@ pub fn database_unavailable() -> &'static str {
 pub fn internal_error() -> &'static str {
     "internal server error\n"
 }
+// endregion
 
+// region: cache
 /// A page from Redis or, on a miss, freshly rendered; `None` is an unknown slug (404).
 type CachedPage = Result<Option<RawHtml<Vec<u8>>>, Error>;
 
@@ -214,6 +227,7 @@ async fn cached(
     cache.set(&key, &page).await;
     Ok(Some(RawHtml(page.into_bytes())))
 }
+// endregion
 
 /// Renders a template into a `String` (for the page cache) through rocket_dyn_templates'
 /// `Template::show`, which needs the running Rocket; Rocket 0.5 has no guard that gives it.
@@ -234,6 +248,7 @@ impl Pages<'_> {
     }
 }
 
+// region: errors
 /// Why a request was not answered as asked.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -263,3 +278,4 @@ impl<'r> Responder<'r, 'static> for Error {
         }
     }
 }
+// endregion

@@ -9,6 +9,7 @@ use rustango::sql::PoolConn;
 use std::future::Future;
 use std::pin::Pin;
 
+// region: detail-page
 /// A connection held for the whole request: every queryset runs `_on` it, so a page costs
 /// its queries plus the one ping sqlx sends when the connection goes back to the pool.
 pub struct DbConn(pub PoolConn);
@@ -27,3 +28,4 @@ impl FromRequest for DbConn {
         Box::pin(async move { Ok(DbConn(state.pool.acquire().await?)) })
     }
 }
+// endregion

@@ -96,6 +96,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     // shard and the Redis connection it makes are opened, and driven, by that worker's
     // runtime, so a query never wakes another thread.
     let server = HttpServer::new(move || {
+        // region: pool
         let worker = next_worker.fetch_add(1, Ordering::Relaxed) % workers;
         // At least one connection per worker, even when POOL_MAX < WORKERS.
         let max = shard(pool_max, workers, worker).max(1);
@@ -107,6 +108,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             not_found: not_found.clone(),
             redis_failing: AtomicBool::new(false),
         };
+        // endregion
         App::new()
             .app_data(web::Data::new(state))
             .route("/", web::get().to(routes::home))
@@ -132,6 +134,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+// region: pool
 /// Our own sqlx pool, handed to Rustango (`Pool::from`): Rustango's pool constructors take
 /// one process-wide tuning (no per-worker sizes) and install a `before_acquire` hook that
 /// pings connections idle for 30 s or more. Here a checkout pings only as `ping` says (by
@@ -153,6 +156,7 @@ fn new_pool(options: &PgConnectOptions, max: u32, min: u32, ping: PingOnAcquire)
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy_with(options.clone())
 }
+// endregion
 
 /// Worker `worker`'s share of `total` connections: `total / workers`, one more for each of
 /// the first `total % workers` workers, so the shares add up to `total` (16 over 3 workers:

@@ -24,12 +24,14 @@ pub async fn home(state: web::Data<AppState>, DbConn(mut conn): DbConn) -> Page 
     Ok(html(home_html(&state, &mut conn).await?))
 }
 
+// region: detail-page
 pub async fn post(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match post_html(&state, &mut conn, &slug).await? {
         Some(page) => html(page),
         None => not_found_response(&state),
     })
 }
+// endregion
 
 pub async fn tag(state: web::Data<AppState>, Slug(slug): Slug, DbConn(mut conn): DbConn) -> Page {
     Ok(match pages::tag(&mut conn, &slug).await? {
@@ -45,12 +47,14 @@ pub async fn cached_home(state: web::Data<AppState>) -> Page {
     .await
 }
 
+// region: cache
 pub async fn cached_post(state: web::Data<AppState>, Slug(slug): Slug) -> Page {
     cached(&state, page_cache::post_key(&slug), async |conn| {
         post_html(&state, conn, &slug).await
     })
     .await
 }
+// endregion
 
 /// The raw query, read by the rule every app shares (Go's `workload.ParseN`).
 pub async fn compute(request: HttpRequest) -> HttpResponse {
@@ -60,6 +64,7 @@ pub async fn compute(request: HttpRequest) -> HttpResponse {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9) and sends the client back to the post. The write and
 /// the purge run in a task of their own, so a client that goes away cannot cancel them after
 /// `BEGIN`: a committed comment never leaves its pages cached.
@@ -76,11 +81,13 @@ pub async fn add_comment(
         .insert_header((header::LOCATION, format!("/posts/{slug}")))
         .finish())
 }
+// endregion
 
 pub async fn not_found(state: web::Data<AppState>) -> HttpResponse {
     not_found_response(&state)
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1); anything
 /// else gets the 404 page. actix-web polls a handler's extractors in order and stops at the
 /// first error, so handlers take `Slug` before `DbConn`: a segment that is not a slug costs
@@ -107,7 +114,9 @@ impl FromRequest for Slug {
         })
     }
 }
+// endregion
 
+// region: comment
 /// A valid comment form (docs/spec.md §3.9), checked by the rule every app shares: the media
 /// type before the body is read, then the body, which `web::Bytes` (its `PayloadConfig` set to
 /// `FORM_LIMIT` on the resource) stops at the limit. Anything else is answered with its
@@ -137,12 +146,14 @@ impl FromRequest for CommentForm {
         })
     }
 }
+// endregion
 
 async fn home_html(state: &AppState, conn: &mut PoolConn) -> Result<String, AppError> {
     let rows = pages::home(conn).await?;
     Ok(render(state, templates::HOME, &HomePage::from(rows))?)
 }
 
+// region: detail-page
 async fn post_html(
     state: &AppState,
     conn: &mut PoolConn,
@@ -153,7 +164,9 @@ async fn post_html(
         None => Ok(None),
     }
 }
+// endregion
 
+// region: cache
 /// Serves `key` from this worker's Rustango cache (a GET); on a miss or a Redis error takes
 /// a connection, renders with `render` (`None` = unknown slug: 404, nothing stored) and
 /// stores the page as it is (a SET without expiry, as Go's).
@@ -176,7 +189,9 @@ async fn cached(
     state.note_redis(stored.as_ref().err());
     Ok(html(page))
 }
+// endregion
 
+// region: comment
 /// Stores `comment` on the post `slug`, then deletes the cached pages it changes; `false` when
 /// no post has `slug`. A Redis error is logged, not returned: the comment is committed.
 async fn store_comment(
@@ -198,6 +213,7 @@ async fn store_comment(
     state.note_redis(deleted.as_ref().err());
     Ok(true)
 }
+// endregion
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
@@ -224,6 +240,7 @@ fn plain_text(status: StatusCode, body: impl MessageBody + 'static) -> HttpRespo
         .body(body)
 }
 
+// region: errors
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("database: {0}")]
@@ -259,3 +276,4 @@ impl ResponseError for AppError {
         plain_text(self.status_code(), body)
     }
 }
+// endregion

@@ -7,6 +7,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use rustango::sql::PoolConn;
 
+// region: detail-page
 /// A connection held for the whole request: every queryset runs `_on` it, so a page costs
 /// its queries plus the one ping sqlx sends when the connection goes back to the pool.
 pub struct DbConn(pub PoolConn);
@@ -18,3 +19,4 @@ impl FromRequestParts<AppState> for DbConn {
         Ok(DbConn(state.pool.acquire().await?))
     }
 }
+// endregion

@@ -97,6 +97,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    // region: pool
     // Our own sqlx pool, handed to Rustango (`Pool::from`): Rustango's own constructors
     // install a `before_acquire` hook that pings connections idle for 30 s or more. Here a
     // checkout pings only as PING_ON_ACQUIRE says (by default a connection idle for more
@@ -116,6 +117,8 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         })
         .acquire_timeout(Duration::from_secs(3))
         .connect_lazy(&config.database_url)?;
+    // endregion
+    // region: cache
     // Rustango's Redis cache (one multiplexed connection), connected on first use.
     let cache: BoxedCache = Arc::new(LazyRedisCache::new(config.redis_url.as_str()));
     // The cached pages are the uncached handlers behind Rustango's whole-page cache. Its
@@ -124,7 +127,9 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let page_cache = CachePageLayer::new(cache)
         .key_prefix("page:")
         .timeout(PAGE_TTL);
+    // endregion
     let tera = templates::tera()?;
+    // region: pool
     let state = AppState {
         pool: Pool::from(pool),
         page_cache: page_cache.clone(),
@@ -132,13 +137,16 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         tera: Arc::new(tera),
         redis_failing: Arc::default(),
     };
+    // endregion
 
+    // region: cache
     // The last layer runs first: a segment that is not a slug gets the 404 page before the
     // cache looks it up in Redis.
     let require_slug = middleware::from_fn_with_state(state.clone(), routes::require_slug);
     let cached_post = get(routes::post)
         .layer(page_cache.clone())
         .layer(require_slug);
+    // endregion
     let app = Router::new()
         .route("/", get(routes::home))
         .route("/posts/{slug}", get(routes::post))

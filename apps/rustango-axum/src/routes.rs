@@ -24,6 +24,7 @@ pub async fn home(State(state): State<AppState>, DbConn(mut conn): DbConn) -> Pa
     Ok(Html(render(&state, templates::HOME, &HomePage::from(rows))?).into_response())
 }
 
+// region: detail-page
 pub async fn post(
     State(state): State<AppState>,
     Slug(slug): Slug,
@@ -34,6 +35,7 @@ pub async fn post(
         None => not_found_response(&state),
     })
 }
+// endregion
 
 pub async fn tag(
     State(state): State<AppState>,
@@ -54,6 +56,7 @@ pub async fn compute(RawQuery(query): RawQuery) -> Response {
     }
 }
 
+// region: comment
 /// Stores a comment (docs/spec.md §3.9) and sends the client back to the post. The write and
 /// the purge run in a task of their own, so a client that goes away cannot cancel them after
 /// `BEGIN`: a committed comment never leaves its pages cached.
@@ -75,11 +78,13 @@ pub async fn add_comment(
     }
     Ok(Redirect::to(&format!("/posts/{slug}")).into_response())
 }
+// endregion
 
 pub async fn not_found(State(state): State<AppState>) -> Response {
     not_found_response(&state)
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
 /// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
 /// page; handlers take `Slug` before `DbConn`, so that costs no connection or query.
@@ -95,7 +100,9 @@ impl FromRequestParts<AppState> for Slug {
         }
     }
 }
+// endregion
 
+// region: comment
 /// A valid comment form (docs/spec.md §3.9), checked by the rule every app shares: the media
 /// type before the body is read, then the body, which `DefaultBodyLimit` (set to `FORM_LIMIT`
 /// on the route) stops at the limit. Anything else is answered with its `FormError`.
@@ -118,13 +125,17 @@ impl FromRequest<AppState> for CommentForm {
         Ok(CommentForm(NewComment::from_form_body(&body)?))
     }
 }
+// endregion
 
+// region: cache
 /// Middleware in front of the page cache on `/cached/posts/{slug}`: the `Slug` rejection
 /// answers a segment that is not a slug before `CachePageLayer` reads Redis.
 pub async fn require_slug(_: Slug, request: Request, next: Next) -> Response {
     next.run(request).await
 }
+// endregion
 
+// region: comment
 /// Stores `comment` on the post `slug`, then purges the cached pages it changes; `false` when
 /// no post has `slug`. A Redis error is logged, not returned: the comment is committed.
 async fn store_comment(
@@ -156,6 +167,7 @@ fn pages_a_comment_changes(slug: &str, host: &str) -> [PageKey; 2] {
         PageKey::new("/cached/", host),
     ]
 }
+// endregion
 
 fn render(state: &AppState, template: &str, view: &impl Serialize) -> Result<String, tera::Error> {
     state
@@ -176,6 +188,7 @@ fn plain_text(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
+// region: errors
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("database: {0}")]
@@ -213,3 +226,4 @@ impl IntoResponse for AppError {
         plain_text(self.status(), body.to_owned())
     }
 }
+// endregion

@@ -15,7 +15,7 @@ use crate::results::faults::{AppFaults, FaultOutcome, FaultsRun};
 use crate::stack::apps::{self, Target};
 use crate::stack::page_cache;
 use crate::stack::processes;
-use crate::stack::server::RunningApp;
+use crate::stack::server::{RunningApp, http_agent};
 use crate::stack::services;
 use crate::{load, routes};
 use anyhow::{Context, Result};
@@ -439,12 +439,10 @@ fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> 
 }
 
 fn get_status(running: &RunningApp, path: &str) -> Result<u16> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(10)))
-        .build()
-        .into();
-    Ok(agent.get(&running.url(path)).call()?.status().as_u16())
+    let response = http_agent(Duration::from_secs(10))
+        .get(&running.url(path))
+        .call()?;
+    Ok(response.status().as_u16())
 }
 
 /// Waits (at most 30 s) until the app serves `path` again after the previous fault.

@@ -8,7 +8,8 @@ use sqlx::{Connection, PgConnection};
 use std::collections::BTreeMap;
 use std::process::Command;
 
-fn command_line(program: &str, args: &[&str]) -> Option<String> {
+/// The first line `program args` prints (stdout, then stderr): a tool's version.
+pub fn command_line(program: &str, args: &[&str]) -> Option<String> {
     let output = Command::new(program).args(args).output().ok()?;
     let text = String::from_utf8_lossy(&output.stdout).to_string()
         + &String::from_utf8_lossy(&output.stderr);

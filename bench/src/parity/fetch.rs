@@ -3,6 +3,7 @@
 //! the writes, so every app starts them from the seeded data.
 
 use super::sample::{Method, Sample, SampleRequest};
+use crate::stack::server::http_agent;
 use crate::stack::{page_cache, services};
 use anyhow::{Context, Result};
 use std::time::Duration;
@@ -21,12 +22,7 @@ pub struct Fetched {
 
 /// Sends the sample to `base_url`, in order, one request at a time, redirects not followed.
 pub fn fetch_all(base_url: &str, sample: &Sample) -> Result<Vec<Fetched>> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into();
+    let agent = http_agent(Duration::from_secs(30));
     let send_all = |requests: &[SampleRequest]| -> Result<Vec<Fetched>> {
         requests
             .iter()

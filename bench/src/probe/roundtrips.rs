@@ -5,7 +5,7 @@
 
 use crate::probe::relay::Relay;
 use crate::stack::apps::App;
-use crate::stack::server::RunningApp;
+use crate::stack::server::{RunningApp, http_agent};
 use crate::stack::services;
 use anyhow::{Result, ensure};
 use std::time::Duration;
@@ -51,11 +51,7 @@ pub fn measure(app: &App, env: &[(&str, &str)], requests: u32) -> Result<Vec<Pag
     app_env.extend_from_slice(env);
     let _writing = services::lock_comments()?;
     let running = RunningApp::start(app, &app_env)?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(10)))
-        .max_redirects(0)
-        .build()
-        .into();
+    let agent = http_agent(Duration::from_secs(10));
     let get = |path: &str| -> Result<()> {
         let (response, wanted) = match path.ends_with("/comments") {
             true => (

@@ -9,7 +9,9 @@ use super::routes::{self, Group};
 use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run};
 use std::collections::BTreeMap;
 
-pub fn markdown(batch: &Batch, charts: &[Chart]) -> String {
+/// The report; `idioms` is the section on the newest idioms page, shown after the
+/// throughput.
+pub fn markdown(batch: &Batch, charts: &[Chart], idioms: &str) -> String {
     let columns = routes::columns(batch);
     [
         header(batch),
@@ -19,6 +21,7 @@ pub fn markdown(batch: &Batch, charts: &[Chart]) -> String {
         how_to_read(batch),
         apps(batch),
         requests(batch, &columns, charts),
+        idioms.to_owned(),
         latency(batch, &columns, charts),
         memory_and_cpu(batch, &columns, charts),
         ceilings(batch, &columns),

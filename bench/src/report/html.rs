@@ -2,11 +2,29 @@
 //! byte of CSS inside, so the file opens offline, prints, and can be mailed alone.
 
 use super::charts::Chart;
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+/// Turns a fenced code block (its language, its text) into HTML; `None` keeps it plain.
+pub type Highlight<'a> = dyn Fn(&str, &str) -> Option<String> + 'a;
+
+/// What a page may add to the plain rendering.
+#[derive(Default)]
+pub struct Extras<'a> {
+    pub highlight: Option<&'a Highlight<'a>>,
+    /// Lays each level-4 section (its heading and what follows, up to the next heading) beside
+    /// the others of its run, as cards in a grid.
+    pub side_by_side: bool,
+    /// CSS added after the page's own.
+    pub style: &'a str,
+}
 
 pub fn render(title: &str, markdown: &str, charts: &[Chart]) -> String {
+    render_with(title, markdown, charts, &Extras::default())
+}
+
+pub fn render_with(title: &str, markdown: &str, charts: &[Chart], extras: &Extras) -> String {
     let mut in_chart = false;
-    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES).filter_map(|event| {
+    let charted = Parser::new_ext(markdown, Options::ENABLE_TABLES).filter_map(|event| {
         match event {
             // Text from results.json is escaped in the Markdown already; this keeps any HTML
             // that slipped through as text too, so nothing in a batch can add markup.
@@ -29,15 +47,66 @@ pub fn render(title: &str, markdown: &str, charts: &[Chart]) -> String {
             _ => Some(event),
         }
     });
+    let mut events = Vec::new();
+    // The fenced block being read for the highlighter: its language and text.
+    let mut code: Option<(String, String)> = None;
+    let mut in_card = false;
+    for event in charted {
+        if let Some((language, text)) = code.as_mut() {
+            match event {
+                Event::Text(part) => text.push_str(&part),
+                Event::End(TagEnd::CodeBlock) => {
+                    let highlight = extras.highlight.expect("only read with a highlighter");
+                    let html = highlight(language, text).unwrap_or_else(|| {
+                        let mut escaped = String::new();
+                        pulldown_cmark_escape::escape_html(&mut escaped, text)
+                            .expect("writing to a String");
+                        format!("<pre><code>{escaped}</code></pre>\n")
+                    });
+                    events.push(Event::Html(html.into()));
+                    code = None;
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match &event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language)))
+                if extras.highlight.is_some() =>
+            {
+                code = Some((language.to_string(), String::new()));
+                continue;
+            }
+            Event::Start(Tag::Heading { level, .. }) if extras.side_by_side => {
+                let card = *level == HeadingLevel::H4;
+                let opening = match (in_card, card) {
+                    (false, true) => "<div class=\"side-by-side\">\n<section class=\"card\">\n",
+                    (true, true) => "</section>\n<section class=\"card\">\n",
+                    (true, false) => "</section>\n</div>\n",
+                    (false, false) => "",
+                };
+                if !opening.is_empty() {
+                    events.push(Event::Html(opening.into()));
+                }
+                in_card = card;
+            }
+            _ => {}
+        }
+        events.push(event);
+    }
+    if in_card {
+        events.push(Event::Html("</section>\n</div>\n".into()));
+    }
     let mut body = String::new();
-    pulldown_cmark::html::push_html(&mut body, events);
+    pulldown_cmark::html::push_html(&mut body, events.into_iter());
 
     let mut escaped_title = String::new();
     pulldown_cmark_escape::escape_html(&mut escaped_title, title).expect("writing to a String");
+    let style = extras.style;
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{escaped_title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
+         <title>{escaped_title}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n<main>\n\
          {body}</main>\n</body>\n</html>\n"
     )
 }
@@ -86,6 +155,35 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<b>") && !html.contains("<script"), "{html}");
+    }
+
+    #[test]
+    fn code_is_highlighted_and_level_4_sections_sit_side_by_side() {
+        let markdown = "## Cache\n\nintro\n\n#### go\n\n```go\nx := 1 < 2\n```\n\n\
+                        #### rust\n\n```rust\nlet x = 1;\n```\n\n```sh\nls <dir>\n```\n\n## Next\n";
+        let highlight = |language: &str, code: &str| {
+            (language != "sh").then(|| format!("<pre class=\"{language}\">{}</pre>", code.len()))
+        };
+        let html = render_with(
+            "t",
+            markdown,
+            &[],
+            &Extras {
+                highlight: Some(&highlight),
+                side_by_side: true,
+                style: ".card{}",
+            },
+        );
+        let body = &html[html.find("<main>").unwrap()..];
+        assert_eq!(
+            body,
+            "<main>\n<h2>Cache</h2>\n<p>intro</p>\n<div class=\"side-by-side\">\n\
+             <section class=\"card\">\n<h4>go</h4>\n<pre class=\"go\">11</pre>\
+             </section>\n<section class=\"card\">\n<h4>rust</h4>\n<pre class=\"rust\">11</pre>\
+             <pre><code>ls &lt;dir&gt;\n</code></pre>\n</section>\n</div>\n<h2>Next</h2>\n</main>\n\
+             </body>\n</html>\n"
+        );
+        assert!(html.contains(".card{}</style>"));
     }
 
     #[test]

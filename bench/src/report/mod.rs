@@ -1,12 +1,14 @@
 //! The report of a batch (`report.md`, `report.html`, `*.svg`), built from its
-//! `results.json` alone, the comparison of two batches, the reliability table of a faults
-//! run (`reliability.md`, from its `faults.json`), and the report of a sweep (`sweep.md`,
-//! `sweep.html`, `sweep-*.svg`, from its `sweep.json`).
+//! `results.json` alone (and the summary of the newest idioms page), the comparison of two
+//! batches, the reliability table of a faults run (`reliability.md`, from its
+//! `faults.json`), the report of a sweep (`sweep.md`, `sweep.html`, `sweep-*.svg`, from its
+//! `sweep.json`), and the idioms page (`idioms.md`, `idioms.html`, from its `idioms.json`).
 
 mod charts;
 mod compare;
 mod document;
 mod html;
+mod idioms;
 mod markdown;
 mod numbers;
 mod outcome;
@@ -19,6 +21,7 @@ mod sweep_charts;
 pub use compare::{BAND, Comparison, differences};
 
 use crate::results::faults::FaultsRun;
+use crate::results::idioms::Idioms;
 use crate::results::profile::{Profile, RenderTimes};
 use crate::results::sweep::Sweep;
 use crate::results::{Batch, write_atomically};
@@ -26,11 +29,24 @@ use anyhow::Result;
 use std::path::Path;
 
 /// Writes `report.md`, `report.html` and the charts into the batch folder `dir`; with
-/// `profiles` (a `blogbench profile` folder), also the "Where the time goes" section.
+/// `profiles` (a `blogbench profile` folder), also the "Where the time goes" section. The
+/// newest idioms page in the `idioms/` folder beside the batch's results folder (for
+/// `results/<batch>`, the workspace's `idioms/`) is summarised beside the throughput.
 pub fn write(dir: &Path, profiles: Option<&Path>) -> Result<()> {
+    let dir_path = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    let idioms_root = dir_path
+        .parent()
+        .and_then(Path::parent)
+        .map_or_else(|| dir_path.join("idioms"), |top| top.join("idioms"));
+    write_with_idioms(dir, profiles, &idioms_root)
+}
+
+/// As [`write`], with the idioms pages looked for under `idioms_root`.
+pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path) -> Result<()> {
     let batch = Batch::load(&dir.join("results.json"))?;
     let charts = charts::all(&batch)?;
-    let mut markdown = document::markdown(&batch, &charts);
+    let idioms = idioms_section(dir, idioms_root);
+    let mut markdown = document::markdown(&batch, &charts, &idioms);
     if let Some(profiles_dir) = profiles {
         let id = profiles_dir
             .file_name()
@@ -84,6 +100,35 @@ pub fn write_sweep(dir: &Path) -> Result<()> {
         .chain(charts.iter().map(|c| c.file_name.as_str()))
         .collect();
     println!("report: wrote {}: {}", dir.display(), files.join(", "));
+    Ok(())
+}
+
+/// The benchmark report's section on the newest idioms page under `idioms_root`, linked from
+/// the batch folder `batch_dir`: its summary table, or how to make one.
+pub fn idioms_section(batch_dir: &Path, idioms_root: &Path) -> String {
+    idioms::report_section(batch_dir, idioms_root)
+}
+
+/// Writes `idioms.md` and `idioms.html` into the `blogbench idioms` folder `dir`, from its
+/// `idioms.json`; the HTML has the code highlighted and the apps' excerpts side by side.
+pub fn write_idioms(dir: &Path) -> Result<()> {
+    let page = Idioms::load(&dir.join(crate::results::idioms::FILE))?;
+    let markdown = idioms::markdown(&page);
+    let highlighter = idioms::Highlighter::new();
+    let highlight = |language: &str, code: &str| highlighter.html(language, code);
+    let html = html::render_with(
+        &format!("blogbench idioms {}", page.id),
+        &markdown,
+        &[],
+        &html::Extras {
+            highlight: Some(&highlight),
+            side_by_side: true,
+            style: idioms::STYLE,
+        },
+    );
+    write_atomically(&dir.join("idioms.md"), markdown.as_bytes())?;
+    write_atomically(&dir.join("idioms.html"), html.as_bytes())?;
+    println!("report: wrote {}: idioms.md, idioms.html", dir.display());
     Ok(())
 }
 

@@ -16,6 +16,11 @@ pub fn per_sec(value: f64) -> String {
     grouped
 }
 
+/// A count with thousands separators: `1,204`.
+pub fn count(value: u64) -> String {
+    per_sec(value as f64)
+}
+
 /// Latency in milliseconds, two decimals.
 pub fn ms(value: f64) -> String {
     format!("{value:.2}")

@@ -3,6 +3,7 @@
 //! file alone.
 
 pub mod faults;
+pub mod idioms;
 pub mod profile;
 pub mod sweep;
 
@@ -288,11 +289,11 @@ pub fn median(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
     Some((m, n))
 }
 
-/// A batch's (or a faults run's, or a sweep's) folder: `batch` itself when it is one, else
-/// `<results_dir>/<batch>`.
+/// A batch's (or a faults run's, a sweep's, an idioms page's) folder: `batch` itself when it
+/// is one, else `<results_dir>/<batch>`.
 pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
     let path = Path::new(batch);
-    if ["results.json", "faults.json", "sweep.json"]
+    if ["results.json", "faults.json", "sweep.json", idioms::FILE]
         .iter()
         .any(|file| path.join(file).is_file())
     {

@@ -5,7 +5,9 @@
 use crate::stack::manifest::{self, Manifest};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
 
 #[derive(Debug)]
 pub struct App {
@@ -79,7 +81,7 @@ pub fn all() -> Result<Vec<App>> {
         .map(|entry| Ok(entry?.path()))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
-        .filter(|dir| Kind::of(dir).is_some())
+        .filter(|dir| Kind::of(dir).is_some() && is_registered(dir))
         .collect();
     folders.sort();
     dirs.extend(folders);
@@ -121,8 +123,39 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_dir().join("target"))
 }
 
+/// The checkout this command runs in: the nearest folder, from the working directory up, that
+/// holds this workspace (`bench/Cargo.toml` beside `apps/`), else the one the harness was built
+/// from. Not the build's path alone: cargo reuses a path crate's artefacts in every checkout
+/// that shares the target folder, so the binary may come from another checkout's build.
 pub fn workspace_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| workspace_around(&cwd))
+            .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")))
+    })
+    .clone()
+}
+
+/// Whether a folder under `apps/` with a build file has its manifest; one without (an app
+/// being written) is left out with a warning instead of failing every command.
+fn is_registered(dir: &Path) -> bool {
+    let registered = dir.join("bench.toml").is_file();
+    if !registered {
+        eprintln!(
+            "blogbench: {} has no bench.toml, so it is not an app yet (apps/README.md); left out",
+            dir.display()
+        );
+    }
+    registered
+}
+
+/// `dir` or its nearest parent that holds a blogbench workspace.
+fn workspace_around(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|dir| dir.join("bench/Cargo.toml").is_file() && dir.join("apps").is_dir())
+        .map(Path::to_path_buf)
 }
 
 impl App {
@@ -133,6 +166,23 @@ impl App {
 
     pub fn binary_path(&self) -> PathBuf {
         target_dir().join("release").join(self.binary())
+    }
+
+    /// The app's command line (its release binary and the manifest's arguments) after
+    /// `prefix` (e.g. `taskset -c 0`), run in the app's folder: the apps that read files at
+    /// run time find them from there (Loco its `config/`, Rocket its template folder), as
+    /// their frameworks expect.
+    pub fn command(&self, prefix: &[String]) -> Command {
+        let mut command = match prefix.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(self.binary_path());
+                command
+            }
+            None => Command::new(self.binary_path()),
+        };
+        command.args(&self.manifest.args).current_dir(&self.dir);
+        command
     }
 
     pub fn is_reference(&self) -> bool {
@@ -182,6 +232,55 @@ mod tests {
                 "{}",
                 app.name
             );
+        }
+    }
+
+    #[test]
+    fn the_workspace_is_found_from_any_folder_inside_it() {
+        let checkout = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(checkout.path().join("bench")).unwrap();
+        std::fs::create_dir_all(checkout.path().join("apps/loco/config")).unwrap();
+        std::fs::write(checkout.path().join("bench/Cargo.toml"), "").unwrap();
+        let found = super::workspace_around(&checkout.path().join("apps/loco/config"));
+        assert_eq!(found.as_deref(), Some(checkout.path()));
+        let outside = tempfile::tempdir().unwrap();
+        assert_eq!(super::workspace_around(outside.path()), None);
+    }
+
+    #[test]
+    fn an_app_runs_in_its_own_folder() {
+        let app = super::find("loco").unwrap();
+        let command = app.command(&["taskset".into(), "-c".into(), "0".into()]);
+        assert_eq!(command.get_program(), "taskset");
+        assert_eq!(command.get_current_dir(), Some(app.dir.as_path()));
+        let args: Vec<_> = command.get_args().collect();
+        assert_eq!(args[2], app.binary_path().as_os_str());
+    }
+
+    /// `test = false` saves a release build of a crate's test binary; a test written in such a
+    /// crate would never run.
+    #[test]
+    fn no_crate_that_skips_its_test_binary_has_tests() {
+        let workspace = super::workspace_dir();
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap())
+                .unwrap();
+        let members = manifest["workspace"]["members"].as_array().unwrap();
+        for member in members.iter().map(|m| workspace.join(m.as_str().unwrap())) {
+            let cargo_toml = std::fs::read_to_string(member.join("Cargo.toml")).unwrap();
+            if !cargo_toml.contains("test = false") {
+                continue;
+            }
+            for file in std::fs::read_dir(member.join("src")).unwrap() {
+                let path = file.unwrap().path();
+                let source = std::fs::read_to_string(&path).unwrap_or_default();
+                assert!(
+                    !source.contains("#[test]") && !source.contains("::test]"),
+                    "{} has tests, but {} sets `test = false`",
+                    path.display(),
+                    member.join("Cargo.toml").display()
+                );
+            }
         }
     }
 

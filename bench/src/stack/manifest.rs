@@ -18,6 +18,9 @@ pub struct Manifest {
     /// Arguments the binary is started with.
     #[serde(default)]
     pub args: Vec<String>,
+    /// For a build variant with no code of its own: the app whose source it runs (its
+    /// regions are that app's on the idioms page).
+    pub code: Option<String>,
     /// Crates (or Go modules) whose resolved versions the report prints.
     pub key_packages: Vec<String>,
     pub settings: Settings,

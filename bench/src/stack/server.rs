@@ -7,7 +7,7 @@ use std::fs::File;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,21 @@ pub struct RunningApp {
     pub port: u16,
     pub log_path: PathBuf,
     child: Child,
+}
+
+/// The harness's HTTP client for single requests to an app: statuses are answers, not errors;
+/// redirects are not followed; each request gets at most `timeout`. A pooled connection is
+/// reused only within 1 s: the contract lets a server close one idle for 10 s (hyper's header
+/// timeout also bounds the wait for the next request), and a POST sent on a connection the
+/// server is closing fails, where ureq's default (15 s) would reuse it.
+pub fn http_agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .max_idle_age(Duration::from_secs(1))
+        .timeout_global(Some(timeout))
+        .build()
+        .into()
 }
 
 /// A port the kernel has just handed out and released.
@@ -63,22 +78,20 @@ impl RunningApp {
             std::env::temp_dir().join(format!("blogbench-{}-{}.log", app.name, &addr[10..]));
         let log =
             File::create(&log_path).with_context(|| format!("create {}", log_path.display()))?;
-        let mut command = match cpus {
-            Some(cpus) => {
-                let mut taskset = Command::new("taskset");
-                taskset
-                    .args(["-c", &crate::stack::cpus::format_list(cpus)])
-                    .arg(&binary);
-                taskset
-            }
-            None => Command::new(&binary),
+        let prefix = match cpus {
+            Some(cpus) => vec![
+                "taskset".to_owned(),
+                "-c".to_owned(),
+                crate::stack::cpus::format_list(cpus),
+            ],
+            None => Vec::new(),
         };
+        let mut command = app.command(&prefix);
         if let Some(cgroup) = cgroup {
             // SAFETY: `enter` makes only async-signal-safe calls.
             unsafe { command.pre_exec(move || cgroup.enter()) };
         }
         let child = command
-            .args(&app.manifest.args)
             .env("BIND", &addr)
             .envs(env.iter().copied())
             .stdout(log.try_clone()?)
@@ -132,7 +145,8 @@ impl RunningApp {
                     self.log_tail()
                 );
             }
-            std::thread::sleep(Duration::from_millis(50));
+            // Fine enough to time a start-up (`blogbench idioms`); a refused connect is cheap.
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 
@@ -169,5 +183,72 @@ impl RunningApp {
 impl Drop for RunningApp {
     fn drop(&mut self) {
         self.terminate();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_agent;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::time::{Duration, Instant};
+
+    /// A server that closes a keep-alive connection whose next request comes over 300 ms after
+    /// its last answer, without answering it: the request crossed the close of a server that
+    /// gave up waiting (hyper does so after its 10 s header timeout).
+    fn start_closing_idle_connections() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let mut writer = stream.unwrap();
+                let mut reader = BufReader::new(writer.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    let mut answered: Option<Instant> = None;
+                    loop {
+                        let mut length = 0;
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                            if let Some(value) =
+                                line.to_ascii_lowercase().strip_prefix("content-length:")
+                            {
+                                length = value.trim().parse().unwrap();
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        reader.read_exact(&mut body).unwrap();
+                        if answered.is_some_and(|at| at.elapsed() > Duration::from_millis(300)) {
+                            return;
+                        }
+                        let answer =
+                            "HTTP/1.1 303 See Other\r\nlocation: /\r\ncontent-length: 0\r\n\r\n";
+                        writer.write_all(answer.as_bytes()).unwrap();
+                        answered = Some(Instant::now());
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    #[test]
+    fn a_post_after_an_idle_second_goes_on_a_new_connection() {
+        let url = format!(
+            "http://{}/posts/a/comments",
+            start_closing_idle_connections()
+        );
+        let agent = http_agent(Duration::from_secs(5));
+        for _ in 0..2 {
+            let response = agent.post(&url).send(&b"author_name=A&body=B"[..]).unwrap();
+            assert_eq!(response.status().as_u16(), 303);
+            std::thread::sleep(Duration::from_millis(1_200));
+        }
     }
 }

@@ -25,6 +25,7 @@ pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppCont
     .await
 }
 
+// region: cache
 pub async fn post(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
@@ -39,7 +40,9 @@ pub async fn post(
     })
     .await
 }
+// endregion
 
+// region: cache
 /// Serves `key` from the cache; on a miss renders the page (`None` = unknown slug: 404,
 /// nothing stored) and stores it.
 async fn cached(
@@ -61,7 +64,9 @@ async fn cached(
     }
     Ok(format::html(&page)?)
 }
+// endregion
 
+// region: comment
 /// Deletes the pages a committed comment on `slug` changes (`page_cache::
 /// keys_a_comment_changes`: the post's, the home page). Loco's cache removes one key per call
 /// (`CacheDriver::remove`), so these are two `DEL`s, sent together. A Redis error is logged,
@@ -73,3 +78,4 @@ pub async fn invalidate_after_comment(cache: &Cache, slug: &str) {
         tracing::warn!(%err, slug, "cache remove");
     }
 }
+// endregion

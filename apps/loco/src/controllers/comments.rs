@@ -17,6 +17,7 @@ pub fn routes() -> Routes {
         .layer(DefaultBodyLimit::max(FORM_LIMIT))
 }
 
+// region: comment
 pub async fn add(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
@@ -46,7 +47,9 @@ async fn store(ctx: AppContext, slug: String, comment: NewComment) -> Result<boo
     }
     Ok(stored)
 }
+// endregion
 
+// region: comment
 /// The comment form, read by the rule every app shares (`workload::comment`): the media type
 /// before the body (415), the body under the route's `DefaultBodyLimit` (413), then the form
 /// itself (400). Its rejection is the refusal's plain-text answer.
@@ -71,3 +74,4 @@ impl FromRequest<AppContext> for CommentForm {
         Ok(Self(NewComment::from_form_body(&body)?))
     }
 }
+// endregion

@@ -15,6 +15,7 @@ use workload::comment::FormError;
 /// What a handler returns.
 pub type Page = std::result::Result<Response, AppError>;
 
+// region: errors
 /// Why a request was not served. Loco's own `Error` answers with JSON; docs/spec.md §3.8
 /// wants plain text: a refused comment's message, or the 503 every app sends while
 /// PostgreSQL is unavailable.
@@ -51,6 +52,7 @@ impl IntoResponse for AppError {
             .unwrap_or_else(|_| status.into_response())
     }
 }
+// endregion
 
 /// The 404 page, for unknown slugs and (as the router's fallback) unknown paths.
 pub async fn not_found(ViewEngine(v): ViewEngine<TeraView>) -> Page {
@@ -59,6 +61,7 @@ pub async fn not_found(ViewEngine(v): ViewEngine<TeraView>) -> Page {
         .view(&v, templates::NOT_FOUND, data!({}))?)
 }
 
+// region: detail-page
 /// The `{slug}` segment, percent-decoded, when it is a slug (docs/spec.md §3.1). Anything
 /// else, a segment `Path` cannot decode included (its rejection would be a 400), gets the 404
 /// page before the handler runs: no query, no cache lookup.
@@ -82,3 +85,4 @@ impl FromRequestParts<AppContext> for Slug {
         }
     }
 }
+// endregion

@@ -21,6 +21,7 @@ pub async fn home(ViewEngine(v): ViewEngine<TeraView>, State(ctx): State<AppCont
     )?)
 }
 
+// region: detail-page
 pub async fn post(
     ViewEngine(v): ViewEngine<TeraView>,
     State(ctx): State<AppContext>,
@@ -31,6 +32,7 @@ pub async fn post(
         None => not_found(ViewEngine(v)).await,
     }
 }
+// endregion
 
 pub async fn tag(
     ViewEngine(v): ViewEngine<TeraView>,
@@ -60,6 +62,7 @@ pub async fn home_page(db: &DatabaseConnection) -> Result<HomePage, AppError> {
     Ok(views::home(posts, links, counts))
 }
 
+// region: detail-page
 /// A post: 3 statements, or 1 for an unknown slug (`None`).
 pub async fn post_page(db: &DatabaseConnection, slug: &str) -> Result<Option<PostPage>, AppError> {
     let Some(post) = posts::Entity::find_by_slug_with_author(db, slug).await? else {
@@ -69,3 +72,4 @@ pub async fn post_page(db: &DatabaseConnection, slug: &str) -> Result<Option<Pos
     let comments = comments::Entity::of_post(db, post.0.id).await?;
     Ok(Some(views::post(post, tags, comments)))
 }
+// endregion

@@ -9,13 +9,11 @@ use loco_rs::{Error, Result};
 use std::path::PathBuf;
 
 /// The shared Tera templates (`templates/tera/`; Tera 2 parses them unchanged), found from
-/// this crate's source folder so the working directory does not matter.
+/// the working directory, the app's folder when blogbench runs it (as `config/` is).
 /// `BLOGBENCH_TEMPLATE_DIR` points elsewhere, as for the other Tera apps.
 pub fn template_dir() -> PathBuf {
-    std::env::var_os(templates::TEMPLATE_DIR_VAR).map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../templates/tera")),
-        PathBuf::from,
-    )
+    std::env::var_os(templates::TEMPLATE_DIR_VAR)
+        .map_or_else(|| PathBuf::from("../../templates/tera"), PathBuf::from)
 }
 
 /// The app's Tera 2 instance: Loco's built-in filters, the templates, and the canonical

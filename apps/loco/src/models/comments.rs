@@ -8,6 +8,7 @@ pub use super::_entities::comments::{ActiveModel, Column, Entity, Model};
 use super::posts;
 
 impl Model {
+    // region: comment
     /// Stores `comment` on the post `slug` (docs/spec.md §3.9) in one transaction: the post's
     /// id, then the insert; 4 statements with `BEGIN` and `COMMIT`. `None`, after a rollback,
     /// when no post has that slug.
@@ -35,6 +36,7 @@ impl Model {
         txn.commit().await?;
         Ok(Some(comment))
     }
+    // endregion
 }
 
 impl Entity {

@@ -54,6 +54,7 @@ impl Entity {
             .await
     }
 
+    // region: detail-page
     /// One post and its author (post page, query 1): `find_both_related`, the INNER JOIN
     /// twin of `find_also_related` (every post has an author).
     pub async fn find_by_slug_with_author(
@@ -66,6 +67,7 @@ impl Entity {
             .one(db)
             .await
     }
+    // endregion
 
     /// A post's id by its slug (comment route, inside its transaction: any connection).
     pub async fn id_by_slug(db: &impl ConnectionTrait, slug: &str) -> Result<Option<i32>, DbErr> {

@@ -1,0 +1,479 @@
+//! What an app costs to build: its binary as built and stripped, the incremental rebuild
+//! after a change to its route file (`make build`'s command, timed), and its share of a cold
+//! workspace build, from cargo's timings report.
+
+use super::packages::PackageKey;
+use crate::results::idioms::{BinarySize, ColdBuild, ColdCompile, Rebuild};
+use crate::stack::apps::{App, Kind};
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Instant, SystemTime};
+
+/// `make build`'s cargo command, less `--timings`: a report of a one-crate rebuild would only
+/// pile up beside the cold build's.
+pub const CARGO_BUILD: [&str; 4] = ["build", "--release", "--workspace", "--all-targets"];
+
+/// The binary's size, and a stripped copy's (the built file is never touched).
+pub fn binary_size(binary: &Path) -> Result<BinarySize> {
+    let built_bytes = std::fs::metadata(binary)
+        .map_err(|err| {
+            anyhow::anyhow!(
+                "no binary at {} ({err}); build it with `make build`",
+                binary.display()
+            )
+        })?
+        .len();
+    let copy = std::env::temp_dir().join(format!(
+        "blogbench-strip-{}-{}",
+        std::process::id(),
+        binary.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    std::fs::copy(binary, &copy).with_context(|| format!("copy {}", binary.display()))?;
+    let stripped = strip(&copy).and_then(|()| Ok(std::fs::metadata(&copy)?.len()));
+    let _ = std::fs::remove_file(&copy);
+    Ok(BinarySize {
+        built_bytes,
+        stripped_bytes: stripped?,
+    })
+}
+
+/// `strip`, else `objcopy --strip-all`, in place on `file`.
+fn strip(file: &Path) -> Result<()> {
+    for (tool, args) in [("strip", &[][..]), ("objcopy", &["--strip-all"][..])] {
+        if let Ok(status) = Command::new(tool).args(args).arg(file).status()
+            && status.success()
+        {
+            return Ok(());
+        }
+    }
+    bail!("neither strip nor objcopy could strip {}", file.display())
+}
+
+/// Runs `command` in `dir`; its output is shown only when it fails.
+fn run(command: &mut Command, what: &str) -> Result<()> {
+    let output = command.output().with_context(|| format!("run {what}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(30).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!("{what} failed ({}):\n{}", output.status, tail.join("\n"));
+    }
+    Ok(())
+}
+
+fn cargo_build(workspace: &Path) -> Result<()> {
+    run(
+        Command::new("cargo")
+            .args(CARGO_BUILD)
+            .current_dir(workspace),
+        "cargo build",
+    )
+}
+
+/// `go build` as `make build` runs it: in the app's folder, into the release folder.
+fn go_build(app: &App) -> Result<()> {
+    run(
+        Command::new("go")
+            .args(["build", "-o"])
+            .arg(app.binary_path())
+            .arg(".")
+            .current_dir(&app.dir),
+        "go build",
+    )
+}
+
+/// Brings the release build up to date, untimed, so each timed run rebuilds only what its
+/// change touches.
+pub fn prepare(app: &App, workspace: &Path) -> Result<()> {
+    match app.kind {
+        Kind::Cargo => cargo_build(workspace),
+        Kind::Go => go_build(app),
+    }
+}
+
+/// `runs` timed rebuilds of `app` after a change to `file` (the file of its `detail-page`
+/// region). Rust: the file touched, then `make build`'s cargo command (cargo rebuilds by
+/// modification time). Go: `k` blank lines put before line 1 on run `k` — shifting every
+/// line, as an edit above would, so the package compiles and the binary links anew, and a
+/// different count each run, as Go would find an earlier run's result in its cache — then
+/// `go build`; the file is put back byte for byte after each run, even on an error or
+/// Ctrl-C, and the binary rebuilt from it.
+pub fn rebuild(
+    app: &App,
+    workspace: &Path,
+    file: &Path,
+    runs: u32,
+    interrupted: &AtomicBool,
+) -> Result<Rebuild> {
+    let shown = file.strip_prefix(workspace).unwrap_or(file).display();
+    let how = match app.kind {
+        Kind::Cargo => format!(
+            "{shown} touched, then `cargo {}` in the workspace",
+            CARGO_BUILD.join(" ")
+        ),
+        Kind::Go => format!(
+            "blank lines put before line 1 of {shown} (put back after), then `go build -o <release>/{} .` in {}",
+            app.binary(),
+            app.dir
+                .strip_prefix(workspace)
+                .unwrap_or(&app.dir)
+                .display()
+        ),
+    };
+    let mut runs_secs = Vec::new();
+    for run in 1..=runs {
+        if interrupted.load(Ordering::SeqCst) {
+            bail!("interrupted");
+        }
+        let seconds = match app.kind {
+            Kind::Cargo => {
+                std::fs::File::options()
+                    .write(true)
+                    .open(file)
+                    .and_then(|f| f.set_modified(SystemTime::now()))
+                    .with_context(|| format!("touch {}", file.display()))?;
+                timed(|| cargo_build(workspace))?
+            }
+            Kind::Go => {
+                let _changed = Prepended::blank_lines(file, run as usize)?;
+                timed(|| go_build(app))?
+            }
+        };
+        runs_secs.push(seconds);
+    }
+    if app.kind == Kind::Go {
+        go_build(app)?;
+    }
+    Ok(Rebuild {
+        file: shown.to_string(),
+        how,
+        runs_secs,
+    })
+}
+
+fn timed(build: impl FnOnce() -> Result<()>) -> Result<f64> {
+    let started = Instant::now();
+    build()?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// A source file with blank lines put before its first line, put back byte for byte when
+/// dropped: after the build, on an error, or when Ctrl-C ends the build (the harness catches
+/// Ctrl-C, so it returns through here). Should someone save the file meanwhile, only the
+/// blank lines are taken out again, so their edit is kept.
+struct Prepended {
+    path: PathBuf,
+    original: Vec<u8>,
+    blank_lines: usize,
+}
+
+impl Prepended {
+    fn blank_lines(path: &Path, count: usize) -> Result<Prepended> {
+        let original = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
+        let changed = Prepended {
+            path: path.to_owned(),
+            original,
+            blank_lines: count,
+        };
+        let mut file =
+            std::fs::File::create(path).with_context(|| format!("write {}", path.display()))?;
+        file.write_all(&b"\n".repeat(count))?;
+        file.write_all(&changed.original)?;
+        Ok(changed)
+    }
+
+    /// What to write back given what the file holds now: the original when it is as this
+    /// left it, else the file less the blank lines, else nothing (it is someone else's now).
+    fn restored(&self, now: &[u8]) -> Option<Vec<u8>> {
+        let prefix = b"\n".repeat(self.blank_lines);
+        let rest = now.strip_prefix(&prefix[..])?;
+        Some(if rest == self.original {
+            self.original.clone()
+        } else {
+            rest.to_vec()
+        })
+    }
+}
+
+impl Drop for Prepended {
+    fn drop(&mut self) {
+        let restored = std::fs::read(&self.path)
+            .map_err(|err| err.to_string())
+            .and_then(|now| {
+                self.restored(&now)
+                    .ok_or_else(|| "it changed and no longer starts with the blank lines".into())
+            })
+            .and_then(|bytes| std::fs::write(&self.path, bytes).map_err(|err| err.to_string()));
+        if let Err(err) = restored {
+            eprintln!(
+                "blogbench idioms: COULD NOT PUT BACK {} ({err}): it should start without the \
+                 {} blank lines blogbench put there",
+                self.path.display(),
+                self.blank_lines
+            );
+        }
+    }
+}
+
+/// One unit of cargo's timings report: a package's lib, bin, test, build script….
+#[derive(Debug, Clone, Deserialize)]
+pub struct Unit {
+    pub name: String,
+    pub version: String,
+    /// Seconds.
+    pub duration: f64,
+}
+
+/// The `UNIT_DATA` array of a `cargo build --timings` report.
+pub fn parse_units(html: &str) -> Result<Vec<Unit>> {
+    const START: &str = "UNIT_DATA = ";
+    let start = html.find(START).context("no UNIT_DATA in the report")? + START.len();
+    serde_json::Deserializer::from_str(&html[start..])
+        .into_iter::<Vec<Unit>>()
+        .next()
+        .context("UNIT_DATA is empty")?
+        .context("parse UNIT_DATA")
+}
+
+/// The newest `cargo-timing-*.html` in `<target>/cargo-timings` with a unit for every one of
+/// `members`: a build of the whole workspace from cold (a rebuild's report has only the
+/// crates it rebuilt).
+pub fn cold_report(target_dir: &Path, members: &[&str]) -> Result<Option<(PathBuf, Vec<Unit>)>> {
+    let Ok(entries) = std::fs::read_dir(target_dir.join("cargo-timings")) else {
+        return Ok(None);
+    };
+    let mut reports: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("cargo-timing-") && n.ends_with(".html"))
+        })
+        .collect();
+    // The name holds the build's UTC time: newest first.
+    reports.sort();
+    for report in reports.into_iter().rev() {
+        let html = std::fs::read_to_string(&report)
+            .with_context(|| format!("read {}", report.display()))?;
+        let Ok(units) = parse_units(&html) else {
+            continue;
+        };
+        if members.iter().all(|m| units.iter().any(|u| u.name == *m)) {
+            return Ok(Some((report, units)));
+        }
+    }
+    Ok(None)
+}
+
+/// A build's root: an app's package, or a workspace member no other member builds on (the
+/// harness), with every package its build needs (itself included).
+pub struct Root {
+    pub name: String,
+    pub app: bool,
+    pub package: PackageKey,
+    pub needs: BTreeSet<PackageKey>,
+}
+
+/// Each unit to one app when only that app needs its package (or it is the app's own
+/// crate: lib, bin, tests, their link), else to "shared" when apps need it (with other apps
+/// or the harness), else to the harness (its crates, tests' dev-dependencies). `known` is
+/// every package of the current graph: a unit outside it (an older Cargo.lock) is counted
+/// apart.
+pub fn attribute(
+    report: String,
+    units: &[Unit],
+    roots: &[Root],
+    known: &BTreeSet<PackageKey>,
+) -> (BTreeMap<String, ColdCompile>, ColdBuild) {
+    let mut apps: BTreeMap<String, ColdCompile> = roots
+        .iter()
+        .filter(|r| r.app)
+        .map(|r| {
+            (
+                r.name.clone(),
+                ColdCompile {
+                    secs: 0.0,
+                    units: 0,
+                },
+            )
+        })
+        .collect();
+    let mut build = ColdBuild {
+        report,
+        total_secs: 0.0,
+        units: 0,
+        shared_secs: 0.0,
+        shared_units: 0,
+        harness_secs: 0.0,
+        harness_units: 0,
+        unknown_secs: 0.0,
+        unknown_units: 0,
+    };
+    for unit in units {
+        build.total_secs += unit.duration;
+        build.units += 1;
+        let key = (unit.name.clone(), unit.version.clone());
+        let owner = roots.iter().find(|r| r.app && r.package == key);
+        let users: Vec<&Root> = roots.iter().filter(|r| r.needs.contains(&key)).collect();
+        let only_app = match (owner, users.as_slice()) {
+            (Some(app), _) => Some(app),
+            (None, [only]) if only.app => Some(*only),
+            _ => None,
+        };
+        let (secs, count) = if let Some(app) = only_app {
+            let cell = apps.get_mut(&app.name).expect("every app root has a cell");
+            (&mut cell.secs, &mut cell.units)
+        } else if users.iter().any(|r| r.app) {
+            (&mut build.shared_secs, &mut build.shared_units)
+        } else if known.contains(&key) {
+            (&mut build.harness_secs, &mut build.harness_units)
+        } else {
+            (&mut build.unknown_secs, &mut build.unknown_units)
+        };
+        *secs += unit.duration;
+        *count += 1;
+    }
+    (apps, build)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A timings report's data: three units of the app (lib, bin, its tests), its own
+    /// dependency's build script and lib, a crate two apps share, the harness, a
+    /// dev-dependency, and a crate from an older lock file.
+    const REPORT: &str = r#"<script>
+const UNIT_DATA = [
+  {"i": 0, "name": "axum-sqlx", "version": "0.1.0", "mode": "todo", "target": "", "duration": 2.0},
+  {"i": 1, "name": "axum-sqlx", "version": "0.1.0", "mode": "todo", "target": " bin", "duration": 3.0},
+  {"i": 2, "name": "axum-sqlx", "version": "0.1.0", "mode": "todo", "target": " (test)", "duration": 1.0},
+  {"i": 3, "name": "mimalloc", "version": "0.1.4", "mode": "run-custom-build", "target": "", "duration": 4.0},
+  {"i": 4, "name": "mimalloc", "version": "0.1.4", "mode": "todo", "target": "", "duration": 0.5},
+  {"i": 5, "name": "tokio", "version": "1.54.1", "mode": "todo", "target": "", "duration": 10.0},
+  {"i": 6, "name": "tikv-jemalloc-sys", "version": "0.7.0", "mode": "todo", "target": "", "duration": 20.0},
+  {"i": 7, "name": "jemalloc-app", "version": "0.1.0", "mode": "todo", "target": "", "duration": 1.5},
+  {"i": 8, "name": "bench", "version": "0.1.0", "mode": "todo", "target": "", "duration": 30.0},
+  {"i": 9, "name": "tempfile", "version": "3.0.0", "mode": "todo", "target": "", "duration": 0.25},
+  {"i": 10, "name": "hashbrown", "version": "0.1.0", "mode": "todo", "target": "", "duration": 0.75}
+];
+const CONCURRENCY_DATA = [];
+</script>"#;
+
+    fn key(name: &str, version: &str) -> PackageKey {
+        (name.to_owned(), version.to_owned())
+    }
+
+    fn root(name: &str, app: bool, needs: &[(&str, &str)]) -> Root {
+        Root {
+            name: name.to_owned(),
+            app,
+            package: key(name, "0.1.0"),
+            needs: needs.iter().map(|(n, v)| key(n, v)).collect(),
+        }
+    }
+
+    #[test]
+    fn units_only_one_app_needs_are_its_own_and_the_rest_is_shared_or_the_harness() {
+        let units = parse_units(REPORT).unwrap();
+        assert_eq!(units.len(), 11);
+        let roots = [
+            root(
+                "axum-sqlx",
+                true,
+                &[
+                    ("axum-sqlx", "0.1.0"),
+                    ("mimalloc", "0.1.4"),
+                    ("tokio", "1.54.1"),
+                ],
+            ),
+            // A build variant on axum-sqlx's library: it needs axum-sqlx's crate too.
+            root(
+                "jemalloc-app",
+                true,
+                &[
+                    ("jemalloc-app", "0.1.0"),
+                    ("axum-sqlx", "0.1.0"),
+                    ("mimalloc", "0.1.4"),
+                    ("tokio", "1.54.1"),
+                    ("tikv-jemalloc-sys", "0.7.0"),
+                ],
+            ),
+            root("bench", false, &[("bench", "0.1.0"), ("tokio", "1.54.1")]),
+        ];
+        let known: BTreeSet<PackageKey> = roots
+            .iter()
+            .flat_map(|r| r.needs.iter().cloned())
+            .chain([key("tempfile", "3.0.0")])
+            .collect();
+        let (apps, build) = attribute("r.html".to_owned(), &units, &roots, &known);
+        // Its own crate (lib, bin, tests); mimalloc is needed by the variant too.
+        assert_eq!((apps["axum-sqlx"].secs, apps["axum-sqlx"].units), (6.0, 3));
+        assert_eq!(
+            (apps["jemalloc-app"].secs, apps["jemalloc-app"].units),
+            (21.5, 2)
+        );
+        assert_eq!((build.shared_secs, build.shared_units), (14.5, 3));
+        assert_eq!((build.harness_secs, build.harness_units), (30.25, 2));
+        assert_eq!((build.unknown_secs, build.unknown_units), (0.75, 1));
+        assert_eq!((build.total_secs, build.units), (73.0, 11));
+    }
+
+    #[test]
+    fn the_cold_report_is_the_newest_with_every_member() {
+        let target = tempfile::tempdir().unwrap();
+        let timings = target.path().join("cargo-timings");
+        std::fs::create_dir_all(&timings).unwrap();
+        assert!(
+            cold_report(target.path(), &["axum-sqlx"])
+                .unwrap()
+                .is_none()
+        );
+        std::fs::write(timings.join("cargo-timing-20261201T100000Z.html"), REPORT).unwrap();
+        // A newer rebuild of one crate only.
+        let rebuild =
+            r#"const UNIT_DATA = [{"name": "axum-sqlx", "version": "0.1.0", "duration": 1.0}];"#;
+        std::fs::write(timings.join("cargo-timing-20261202T100000Z.html"), rebuild).unwrap();
+        std::fs::write(timings.join("cargo-timing.html"), rebuild).unwrap();
+        let (path, units) = cold_report(target.path(), &["axum-sqlx", "bench"])
+            .unwrap()
+            .unwrap();
+        assert!(
+            path.ends_with("cargo-timing-20261201T100000Z.html"),
+            "{path:?}"
+        );
+        assert_eq!(units.len(), 11);
+    }
+
+    #[test]
+    fn a_go_rebuilds_change_is_put_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("handlers.go");
+        let original = b"package main\r\n\nfunc main() {}".to_vec();
+        std::fs::write(&file, &original).unwrap();
+        {
+            let _changed = Prepended::blank_lines(&file, 2).unwrap();
+            let changed = std::fs::read(&file).unwrap();
+            assert_eq!(&changed[..2], b"\n\n");
+            assert_eq!(&changed[2..], &original[..]);
+        }
+        assert_eq!(std::fs::read(&file).unwrap(), original);
+
+        // Saved by someone meanwhile: their edit stays, the blank lines go.
+        {
+            let _changed = Prepended::blank_lines(&file, 1).unwrap();
+            let mut edited = std::fs::read(&file).unwrap();
+            edited.extend_from_slice(b"\n// edited\n");
+            std::fs::write(&file, &edited).unwrap();
+        }
+        let mut expected = original.clone();
+        expected.extend_from_slice(b"\n// edited\n");
+        assert_eq!(std::fs::read(&file).unwrap(), expected);
+    }
+}
