@@ -5,7 +5,7 @@
 use crate::results::idioms::StartUp;
 use crate::stack::apps::App;
 use crate::stack::processes;
-use crate::stack::server::RunningApp;
+use crate::stack::server::{RunningApp, http_agent};
 use anyhow::{Result, bail};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -24,12 +24,7 @@ pub fn start_up(
     starts: u32,
     interrupted: &AtomicBool,
 ) -> Result<StartUp> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(5)))
-        .build()
-        .into();
+    let agent = http_agent(Duration::from_secs(5));
     let mut measured = StartUp {
         runs_ms: Vec::new(),
         idle_rss_mib: Vec::new(),
