@@ -26,7 +26,7 @@ help:
 	@echo "make build           release build of every app and tool (one profile for all)"
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
-	@echo "make bench-quick     the same in smoke-test size (1 round, 2 s runs)"
+	@echo "make bench-quick     the same in smoke-test size (1 round, 1 s runs)"
 	@echo "make sweep           latency at given rates, connection sweep, overload, 512 MiB limit (docs/spec.md §8), in results/"
 	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
@@ -35,11 +35,12 @@ help:
 
 # One build command for everything, always the same, so tests, `make up` and the benchmark
 # share one set of artefacts: building one crate alone, or bins without tests (dev-dependencies
-# change feature unification), re-resolves features and rebuilds. `--timings` costs next to
-# nothing and leaves a report in target/cargo-timings/, so a cold build (CI's) gives `make
+# change feature unification), re-resolves features and rebuilds. The targets are what `cargo
+# test` builds, plus the bins; not `--all-targets`, whose `--benches` builds every lib and bin
+# once more as a benchmark harness (bench = true by default). `--timings` costs next to nothing and leaves a report in target/cargo-timings/, so a cold build (CI's) gives `make
 # idioms` each app's compile time.
 build:
-	cargo build --release --workspace --all-targets --timings
+	cargo build --release --workspace --lib --bins --tests --examples --timings
 	cd go-reference && go build -o $(RELEASE)/go-reference .
 	@for app in $(GO_APPS); do echo "go build apps/$$app"; (cd apps/$$app && go build -o $(RELEASE)/$$app .) || exit 1; done
 

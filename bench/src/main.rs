@@ -342,7 +342,7 @@ struct BenchArgs {
     /// The Go pacer's warm-up before each of its runs (it runs all batch long).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pacer_warmup: Duration,
-    /// Smoke-test size: 1 round of 2 s runs after 0.5 s warm-ups.
+    /// Smoke-test size: 1 round of 1 s runs after 0.5 s warm-ups.
     #[arg(long)]
     quick: bool,
     /// Benchmark even when taskset cannot pin the services or the harness (the results
@@ -466,7 +466,7 @@ fn bench(args: BenchArgs) -> Result<bool> {
     }
     let (duration, warmup, pacer_warmup, rounds) = if args.quick {
         let half_second = Duration::from_millis(500);
-        (Duration::from_secs(2), half_second, half_second, 1)
+        (Duration::from_secs(1), half_second, half_second, 1)
     } else {
         (args.duration, args.warmup, args.pacer_warmup, args.rounds)
     };

@@ -114,6 +114,15 @@ impl Config {
     }
 }
 
+/// Worker `worker`'s share of `total` pool connections, for an app that gives each worker its
+/// own pool: `total / workers`, one more for each of the first `total % workers` workers, so
+/// the shares add up to `total` (16 over 3 workers: 6, 5, 5) and a worker's share of
+/// POOL_MIN never exceeds its share of POOL_MAX.
+pub fn pool_shard(total: u32, workers: usize, worker: usize) -> u32 {
+    let total = total as usize;
+    (total / workers + usize::from(worker < total % workers)) as u32
+}
+
 /// The 503 body when PostgreSQL cannot be reached or fails (the Go app sends the same bytes).
 pub const DB_UNAVAILABLE_MESSAGE: &str = "database unavailable\n";
 
@@ -235,6 +244,20 @@ pub fn compute_body(n: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pool_shards_add_up_to_the_total() {
+        let shares = |total, workers| -> Vec<u32> {
+            (0..workers)
+                .map(|w| pool_shard(total, workers, w))
+                .collect()
+        };
+        assert_eq!(shares(16, 4), vec![4, 4, 4, 4]);
+        assert_eq!(shares(4, 4), vec![1, 1, 1, 1]);
+        assert_eq!(shares(16, 3), vec![6, 5, 5]);
+        assert_eq!(shares(4, 3), vec![2, 1, 1]);
+        assert_eq!(shares(2, 4), vec![1, 1, 0, 0]);
+    }
 
     #[test]
     fn parses_queries_as_go_does() {

@@ -122,8 +122,8 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             None => {
                 let worker = next_worker.fetch_add(1, Ordering::Relaxed) % workers;
                 // At least one connection per worker, even when POOL_MAX < WORKERS.
-                let max = shard(pool_max, workers, worker).max(1);
-                let min = shard(pool_min, workers, worker);
+                let max = workload::pool_shard(pool_max, workers, worker).max(1);
+                let min = workload::pool_shard(pool_min, workers, worker);
                 let pool = new_pool(&db_options, max, min, ping);
                 (pool, Arc::new(PageCache::new(redis.clone(), "actix-sqlx")))
             }
@@ -185,28 +185,3 @@ fn new_pool(options: &PgConnectOptions, max: u32, min: u32, ping: PingOnAcquire)
         .connect_lazy_with(options.clone())
 }
 // endregion
-
-/// Worker `worker`'s share of `total` connections: `total / workers`, one more for each of
-/// the first `total % workers` workers, so the shares add up to `total` (16 over 3 workers:
-/// 6, 5, 5) and a worker's share of POOL_MIN never exceeds its share of POOL_MAX.
-fn shard(total: u32, workers: usize, worker: usize) -> u32 {
-    let total = total as usize;
-    (total / workers + usize::from(worker < total % workers)) as u32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shard;
-
-    #[test]
-    fn shards_add_up_to_the_total() {
-        let shares = |total, workers| -> Vec<u32> {
-            (0..workers).map(|w| shard(total, workers, w)).collect()
-        };
-        assert_eq!(shares(16, 4), vec![4, 4, 4, 4]);
-        assert_eq!(shares(4, 4), vec![1, 1, 1, 1]);
-        assert_eq!(shares(16, 3), vec![6, 5, 5]);
-        assert_eq!(shares(4, 3), vec![2, 1, 1]);
-        assert_eq!(shares(2, 4), vec![1, 1, 0, 0]);
-    }
-}

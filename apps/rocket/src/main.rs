@@ -4,7 +4,7 @@
 //! Run it with `make up APP=rocket` (services, data, release build), or by hand:
 //!
 //! ```text
-//! cargo build --release --workspace --all-targets && target/release/rocket-blog
+//! cargo build --release --workspace --lib --bins --tests --examples && target/release/rocket-blog
 //! curl 127.0.0.1:8080/
 //! curl 127.0.0.1:8080/posts/<slug>
 //! curl '127.0.0.1:8080/compute?n=20000'

@@ -16,7 +16,15 @@ use std::time::{Instant, SystemTime};
 
 /// `make build`'s cargo command, less `--timings`: a report of a one-crate rebuild would only
 /// pile up beside the cold build's.
-pub const CARGO_BUILD: [&str; 4] = ["build", "--release", "--workspace", "--all-targets"];
+pub const CARGO_BUILD: [&str; 7] = [
+    "build",
+    "--release",
+    "--workspace",
+    "--lib",
+    "--bins",
+    "--tests",
+    "--examples",
+];
 
 /// The binary's size, and a stripped copy's (the built file is never touched).
 pub fn binary_size(binary: &Path) -> Result<BinarySize> {

@@ -365,7 +365,8 @@ impl Batcher<'_> {
         self.save()
     }
 
-    /// The HTTP client ceiling, then the database ceiling of each page in `page_scripts`.
+    /// The HTTP client ceiling, then the database ceiling of each page in `page_scripts`;
+    /// Ctrl-C stops after the current one (the rounds then record every app as interrupted).
     fn measure_ceilings(&mut self, page_scripts: Vec<(&str, String)>) -> Result<()> {
         let options = self.options;
         let plan = ceilings::Plan {
@@ -383,6 +384,11 @@ impl Batcher<'_> {
         self.progress.inc();
         let database_url = services::database_url();
         for (page, script) in page_scripts {
+            if self.interrupted.load(Ordering::SeqCst) {
+                self.progress
+                    .say("Ctrl-C: the remaining database ceilings are not measured");
+                break;
+            }
             self.progress.step(format!("database ceiling · {page}"));
             let ceiling = ceilings::database(
                 &plan,

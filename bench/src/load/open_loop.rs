@@ -4,6 +4,11 @@
 //! receives fewer requests and the stall hardly shows in its percentiles (coordinated
 //! omission); here a stalled app keeps being sent requests, and every one of them waits.
 //!
+//! A warm-up at the first phase's rate runs on the same connections just before the
+//! measured phases and is not recorded, so the measured run starts with its connections
+//! open; a fresh generator would open one per request due while the first connects, a
+//! burst of new connections the run would then measure.
+//!
 //! A thread of its own sleeps until each request's due time and hands it to the tokio
 //! runtime (tokio's timer ticks in whole milliseconds, which would batch requests and add
 //! up to a millisecond to each). Connections are opened when a request finds none idle, up
@@ -49,6 +54,8 @@ pub struct Phase {
 
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// Sent before the phases at the first phase's rate, not recorded.
+    pub warmup: Duration,
     /// One after the other; a rate sweep's run is one phase, the overload three.
     pub phases: Vec<Phase>,
     pub arrivals: Arrivals,
@@ -60,6 +67,7 @@ pub struct Plan {
 impl Plan {
     pub fn steady(rate: f64, length: Duration, arrivals: Arrivals) -> Plan {
         Plan {
+            warmup: Duration::ZERO,
             phases: vec![Phase { rate, length }],
             arrivals,
             max_connections: DEFAULT_MAX_CONNECTIONS,
@@ -71,12 +79,16 @@ impl Plan {
         self.phases.iter().map(|p| p.length).sum()
     }
 
-    /// The due times, from the start, in order.
+    /// The due times, from the warm-up's start, in order.
     fn due_times(&self) -> Vec<Duration> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x6f70656e);
         let mut due = Vec::new();
         let mut phase_start = Duration::ZERO;
-        for phase in &self.phases {
+        let warmup = self.phases.first().map(|first| Phase {
+            rate: first.rate,
+            length: self.warmup,
+        });
+        for phase in warmup.iter().chain(&self.phases) {
             let end = phase_start + phase.length;
             if phase.rate > 0.0 {
                 let gap = 1.0 / phase.rate;
@@ -129,6 +141,7 @@ pub struct OpenRun {
     pub completed: u64,
     pub failed: u64,
     pub in_flight: u64,
+    /// From the warm-up's start.
     pub connections_opened: u32,
     pub length: Duration,
 }
@@ -150,8 +163,15 @@ struct Shared {
 }
 
 /// Runs `plan` against `GET path` at `addr` (a `host:port`), each 200 checked against
-/// `page`; returns when every request is answered or given up.
-pub fn run(addr: &str, path: &str, page: Arc<Vec<u8>>, plan: &Plan) -> anyhow::Result<OpenRun> {
+/// `page`; calls `at_measured_start` when the warm-up ends (to start sampling the app);
+/// returns when every measured request is answered or given up.
+pub fn run(
+    addr: &str,
+    path: &str,
+    page: Arc<Vec<u8>>,
+    plan: &Plan,
+    at_measured_start: impl FnOnce(),
+) -> anyhow::Result<OpenRun> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -171,13 +191,22 @@ pub fn run(addr: &str, path: &str, page: Arc<Vec<u8>>, plan: &Plan) -> anyhow::R
         in_flight: AtomicU64::new(0),
         records: Mutex::new(Vec::with_capacity(due_times.len())),
     });
-    let started = Instant::now();
+    let warmup_started = Instant::now();
+    let started = warmup_started + plan.warmup;
+    let mut at_measured_start = Some(at_measured_start);
     let mut sent = 0;
     for due in due_times {
-        let at = started + due;
+        let at = warmup_started + due;
         let now = Instant::now();
         if at > now {
             std::thread::sleep(at - now);
+        }
+        let Some(due) = due.checked_sub(plan.warmup) else {
+            runtime.spawn(warm_up(Arc::clone(&shared), at));
+            continue;
+        };
+        if let Some(call) = at_measured_start.take() {
+            call();
         }
         sent += 1;
         shared.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -205,6 +234,12 @@ pub fn run(addr: &str, path: &str, page: Arc<Vec<u8>>, plan: &Plan) -> anyhow::R
         connections_opened,
         length: plan.length(),
     })
+}
+
+/// A warm-up request: sent like a measured one, and forgotten.
+async fn warm_up(shared: Arc<Shared>, due_at: Instant) {
+    let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
+    let _ = tokio::time::timeout_at(limit, exchange(&shared)).await;
 }
 
 async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
@@ -312,6 +347,7 @@ mod tests {
     #[test]
     fn due_times_follow_the_phases() {
         let plan = Plan {
+            warmup: Duration::from_millis(500),
             phases: vec![
                 Phase {
                     rate: 100.0,
@@ -327,9 +363,10 @@ mod tests {
             latency_limit: DEFAULT_LATENCY_LIMIT,
         };
         let due = plan.due_times();
-        assert_eq!(due.len(), 120);
+        assert_eq!(due.len(), 170, "50 warm-up requests, then the phases' 120");
         assert_eq!(due[1], Duration::from_millis(10));
-        assert_eq!(due[100], Duration::from_secs(1));
+        assert_eq!(due[50], Duration::from_millis(500));
+        assert_eq!(due[150], Duration::from_millis(1500));
         assert!(due.windows(2).all(|w| w[0] <= w[1]));
         let poisson = Plan {
             arrivals: Arrivals::Poisson,

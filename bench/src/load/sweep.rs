@@ -66,10 +66,11 @@ pub struct Options {
 }
 
 impl Options {
-    /// An open-loop plan of `phases` with the sweep's arrivals, connection bound and
-    /// latency limit.
-    fn plan(&self, phases: Vec<Phase>) -> Plan {
+    /// An open-loop plan of `phases` after `warmup`, with the sweep's arrivals, connection
+    /// bound and latency limit.
+    fn plan(&self, warmup: Duration, phases: Vec<Phase>) -> Plan {
         Plan {
+            warmup,
             phases,
             arrivals: self.arrivals,
             max_connections: self.max_connections,
@@ -300,14 +301,10 @@ impl Sweeper<'_> {
         let (server, addr) = StaticServer::start(&self.options.cpus.app, page.page.len())?;
         let static_page = Arc::new(vec![b'x'; page.page.len()]);
         let rate = 200_000.0;
-        let plan = |length| self.options.plan(vec![phase(rate, length)]);
-        open_loop::run(
-            &addr,
-            "/",
-            Arc::clone(&static_page),
-            &plan(self.options.warmup),
-        )?;
-        let run = open_loop::run(&addr, "/", static_page, &plan(self.options.run))?;
+        let plan = self
+            .options
+            .plan(self.options.warmup, vec![phase(rate, self.options.run)]);
+        let run = open_loop::run(&addr, "/", static_page, &plan, || ())?;
         drop(server);
         let per_sec = delivered(&run) as f64 / run.length.as_secs_f64();
         self.sweep.generator_ceiling = Some(GeneratorCeiling {
@@ -556,16 +553,16 @@ impl Sweeper<'_> {
         let options = self.options;
         prepare_cache(running, page)?;
         let addr = format!("127.0.0.1:{}", running.port);
-        let plan = |length| options.plan(vec![phase(rate, length)]);
-        open_loop::run(
-            &addr,
-            page.path,
-            Arc::clone(&page.page),
-            &plan(options.warmup),
-        )?;
-        let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run));
-        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan(options.run))?;
-        let usage = sampler.finish();
+        let plan = options.plan(options.warmup, vec![phase(rate, options.run)]);
+        let mut sampler = None;
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || {
+            sampler = Some(Sampler::start(
+                running.pid(),
+                running.port,
+                measured_window(options.run),
+            ));
+        })?;
+        let usage = sampler.map(Sampler::finish).unwrap_or_default();
         let histogram_file = format!("{stem}.hlog");
         write_atomically(
             &self.dir.join(&histogram_file),
@@ -610,15 +607,18 @@ impl Sweeper<'_> {
         let base = (max * plan_secs.base_fraction).round().max(1.0);
         let over = (max * plan_secs.overload_fraction).round().max(1.0);
         let secs = Duration::from_secs_f64;
-        let plan = options.plan(vec![
-            phase(base, secs(plan_secs.before_secs)),
-            phase(over, secs(plan_secs.overload_secs)),
-            phase(base, secs(plan_secs.after_secs)),
-        ]);
+        let plan = options.plan(
+            Duration::ZERO,
+            vec![
+                phase(base, secs(plan_secs.before_secs)),
+                phase(over, secs(plan_secs.overload_secs)),
+                phase(base, secs(plan_secs.after_secs)),
+            ],
+        );
         let addr = format!("127.0.0.1:{}", running.port);
         // An empty window: only CPU and RSS are read, connections are not counted.
         let sampler = Sampler::start(running.pid(), running.port, Duration::ZERO..Duration::ZERO);
-        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan)?;
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || ())?;
         let usage = sampler.finish();
         let histogram = format!("raw/{}-overload-{route}.hlog", target.label);
         write_atomically(

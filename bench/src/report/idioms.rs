@@ -166,7 +166,7 @@ fn how_to_read(idioms: &Idioms) -> String {
          **The binary** is the release build's, as built (with line tables, for profiles) \
          and as a stripped copy.\n\n\
          **The rebuild** is the wall time of `make build`'s command (`cargo build --release \
-         --workspace --all-targets`, or `go build` in the app's folder) after a change to the \
+         --workspace --lib --bins --tests --examples`, or `go build` in the app's folder) after a change to the \
          file holding the app's `detail-page` region, median of {rebuilds} after one untimed \
          build; Rust files are touched (cargo rebuilds by time), Go files get blank \
          lines before line 1 (Go rebuilds by content), put back byte for byte after. A Rust \

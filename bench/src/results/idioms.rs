@@ -398,8 +398,7 @@ pub const NOT_REACHED: &str = "not reached: the run stopped before this stage";
 
 /// The command that leaves a timings report of a cold build (what `make build` does on a
 /// fresh checkout).
-pub const COLD_BUILD_COMMAND: &str =
-    "cargo clean --release && cargo build --release --workspace --all-targets --timings";
+pub const COLD_BUILD_COMMAND: &str = "cargo clean --release && cargo build --release --workspace --lib --bins --tests --examples --timings";
 
 /// Where `blogbench idioms` writes by default: `<workspace>/idioms`.
 pub fn default_dir() -> PathBuf {

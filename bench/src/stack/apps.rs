@@ -257,26 +257,45 @@ mod tests {
         assert_eq!(args[2], app.binary_path().as_os_str());
     }
 
-    /// `test = false` saves a release build of a crate's test binary; a test written in such a
-    /// crate would never run.
+    /// `test = false` saves a release build of a target's test binary; a test written in such
+    /// a target would never run. A bin that skips its tests beside a lib that runs them is
+    /// only its root file (the modules are the lib's); otherwise the crate keeps its sources
+    /// directly in `src/`, and every file there is the untested target's.
     #[test]
-    fn no_crate_that_skips_its_test_binary_has_tests() {
+    fn no_target_that_skips_its_test_binary_has_tests() {
         let workspace = super::workspace_dir();
         let manifest: toml::Table =
             toml::from_str(&std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap())
                 .unwrap();
         let members = manifest["workspace"]["members"].as_array().unwrap();
+        let skips = |target: &toml::Value| target.get("test") == Some(&toml::Value::from(false));
         for member in members.iter().map(|m| workspace.join(m.as_str().unwrap())) {
-            let cargo_toml = std::fs::read_to_string(member.join("Cargo.toml")).unwrap();
-            if !cargo_toml.contains("test = false") {
-                continue;
-            }
-            for file in std::fs::read_dir(member.join("src")).unwrap() {
-                let path = file.unwrap().path();
+            let crate_manifest: toml::Table =
+                toml::from_str(&std::fs::read_to_string(member.join("Cargo.toml")).unwrap())
+                    .unwrap();
+            let untested_bins: Vec<std::path::PathBuf> = crate_manifest
+                .get("bin")
+                .and_then(toml::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|bin| skips(bin))
+                .map(|bin| member.join(bin["path"].as_str().unwrap()))
+                .collect();
+            let lib_skips = crate_manifest.get("lib").is_some_and(skips);
+            let has_lib = member.join("src/lib.rs").is_file();
+            let untested_files = if lib_skips || (!has_lib && !untested_bins.is_empty()) {
+                std::fs::read_dir(member.join("src"))
+                    .unwrap()
+                    .map(|file| file.unwrap().path())
+                    .collect()
+            } else {
+                untested_bins
+            };
+            for path in untested_files {
                 let source = std::fs::read_to_string(&path).unwrap_or_default();
                 assert!(
                     !source.contains("#[test]") && !source.contains("::test]"),
-                    "{} has tests, but {} sets `test = false`",
+                    "{} has tests, but its target in {} sets `test = false`",
                     path.display(),
                     member.join("Cargo.toml").display()
                 );

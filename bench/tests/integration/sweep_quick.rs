@@ -2,11 +2,13 @@
 //! (root: a memory cgroup) and Go's `GOMEMLIMIT` variant. About three minutes; the only test
 //! in this binary, as it times latencies.
 
+use crate::common;
 use bench::results::sweep::Sweep;
 use std::process::Command;
 
 #[test]
 fn a_quick_sweep_measures_every_part_for_two_apps() {
+    let _serial = common::serial();
     let results = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
         .args(["sweep", "--quick", "--apps", "axum-sqlx"])

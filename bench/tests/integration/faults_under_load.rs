@@ -2,11 +2,13 @@
 //! PostgreSQL and Redis are stopped and started under load (root, `make services` first).
 //! About 150 s. The only test in this binary: nothing else may run while PostgreSQL is down.
 
+use crate::common;
 use bench::results::faults::FaultsRun;
 use std::process::Command;
 
 #[test]
 fn services_restarted_under_load_cost_nothing_once_they_are_back() {
+    let _serial = common::serial();
     let results = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
         .args(["faults", "--quick", "--apps", "go,actix-sqlx", "--results"])

@@ -3,16 +3,13 @@
 //! refuses new ones (what a restart or an outage looks like to the app); resuming it lets
 //! the service back in. `make services` must have run.
 
+use crate::common;
 use bench::probe::relay::Relay;
 use bench::stack::apps::{self, App};
 use bench::stack::server::RunningApp;
 use bench::stack::services::{database_url, host_port, redis_url, with_host_port};
 use redis::Commands;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// The apps share Redis keys; run one test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
 
 const POST: &str = "/posts/tom-jerry-s-c-notes-on-na-ve-caf-benchmarks-1000";
 
@@ -59,7 +56,6 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
 }
 
 fn for_each_app(mut test: impl FnMut(&App)) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for app in apps::all().unwrap() {
         test(&app);
     }
@@ -67,6 +63,7 @@ fn for_each_app(mut test: impl FnMut(&App)) {
 
 #[test]
 fn bad_input_gets_400_or_404_never_500() {
+    let _serial = common::serial();
     for_each_app(|app| {
         let running = RunningApp::start(app, &[]).unwrap();
         for n in ["abc", "1", "10000000", ""] {
@@ -115,6 +112,7 @@ fn bad_input_gets_400_or_404_never_500() {
 
 #[test]
 fn postgres_restart_gives_503_then_recovers_without_restarting_the_app() {
+    let _serial = common::serial();
     for_each_app(|app| {
         let mut relay = Relay::start(host_port(&database_url())).unwrap();
         let url = with_host_port(&database_url(), &relay.addr.to_string());
@@ -163,6 +161,7 @@ fn delete_stored(direct: &mut redis::Connection, app: &App) {
 
 #[test]
 fn redis_outage_is_a_cache_miss_and_caching_resumes() {
+    let _serial = common::serial();
     let mut direct = redis();
     for_each_app(|app| {
         let mut relay = Relay::start(host_port(&redis_url())).unwrap();

@@ -2,7 +2,8 @@
 //! the SLO with its ratio to Go's, invalid rates listed with their reasons, charts that are
 //! SVG a real browser draws, and a sweep with an app that never ran still reports.
 
-mod screenshot;
+use crate::common;
+use crate::screenshot;
 
 use bench::report;
 use bench::results::sweep::{
@@ -363,6 +364,7 @@ fn table_after(markdown: &str, intro: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn every_section_in_order_and_the_max_rates_with_their_ratio_to_go() {
+    let _serial = common::serial();
     let dir = reported(&sweep());
     let markdown = read(dir.path(), "sweep.md");
     let mut from = 0;
@@ -404,6 +406,7 @@ fn every_section_in_order_and_the_max_rates_with_their_ratio_to_go() {
 
 #[test]
 fn invalid_runs_and_levels_are_listed_with_their_reasons() {
+    let _serial = common::serial();
     let dir = reported(&sweep());
     let markdown = read(dir.path(), "sweep.md");
     let failures = &markdown[markdown.find("## Failures").unwrap()..];
@@ -446,6 +449,7 @@ fn invalid_runs_and_levels_are_listed_with_their_reasons() {
 
 #[test]
 fn charts_are_svg_with_every_app_and_the_slo() {
+    let _serial = common::serial();
     let dir = reported(&sweep());
     let svg = |file: &str| {
         let text = read(dir.path(), file);
@@ -490,6 +494,7 @@ fn charts_are_svg_with_every_app_and_the_slo() {
 
 #[test]
 fn a_sweep_with_an_app_that_never_ran_still_reports() {
+    let _serial = common::serial();
     let mut sweep = sweep();
     sweep.apps.push(AppSweep {
         error: Some(APP_ERROR.to_owned()),
@@ -534,10 +539,11 @@ fn a_sweep_with_an_app_that_never_ran_still_reports() {
 }
 
 /// Headless Chromium opens `sweep.html` and screenshots it: the line charts must be drawn,
-/// in colour (as bench/tests/report.rs checks `report.html`). The report and `sweep.png`
+/// in colour (as bench/tests/integration/report.rs checks `report.html`). The report and `sweep.png`
 /// stay in the target folder for a person to look at.
 #[test]
 fn chromium_renders_the_sweep_charts() {
+    let _serial = common::serial();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sweep-screenshot");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,6 +1,7 @@
 //! `scripts/services.sh` refuses what it must not do, with a message that names the service
 //! and the fix, and changes nothing. Runs the real script against the real services.
 
+use crate::common;
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::Command;
@@ -22,6 +23,7 @@ fn services_up(env: &[(&str, &str)]) -> (bool, String) {
 
 #[test]
 fn a_port_held_by_another_program_is_named_with_the_fix() {
+    let _serial = common::serial();
     // Something that is not Redis: it answers every connection with an HTTP error.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -43,6 +45,7 @@ fn a_port_held_by_another_program_is_named_with_the_fix() {
 
 #[test]
 fn another_database_is_refused() {
+    let _serial = common::serial();
     let (ok, out) = services_up(&[(
         "DATABASE_URL",
         "postgres://blogbench:blogbench@127.0.0.1:5432/postgres",

@@ -3,11 +3,13 @@
 //! and the results and the report are checked. Slow-ish: each route's run is paired with a
 //! Go run.
 
+use crate::common;
 use bench::results::{AppStatus, Batch};
 use std::process::Command;
 
 #[test]
 fn a_quick_batch_records_every_app_and_route_and_reports_them() {
+    let _serial = common::serial();
     let results = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
         .args(["bench", "--quick", "--results"])

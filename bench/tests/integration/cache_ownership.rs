@@ -2,6 +2,7 @@
 //! cached page (docs/spec.md §3.5): Cot stores JSON-encoded values under the keys every app
 //! reads, and the Go reference started after it must still serve its own pages.
 
+use crate::common;
 use redis::Commands;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -46,6 +47,7 @@ fn get(url: &str) -> (u16, String) {
 
 #[test]
 fn an_app_started_after_cot_serves_its_own_cached_pages() {
+    let _serial = common::serial();
     let post = format!("/posts/{}", bench::routes::DETAIL_SLUG);
     {
         let (_cot, base) = run("cot");

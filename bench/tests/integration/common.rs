@@ -1,17 +1,22 @@
-//! What the integration tests that drive the real `blogbench` binary share.
+//! What the integration tests share.
 
 use std::ffi::OsStr;
 use std::process::{Command, Output};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
-/// Apps share Redis's `page:*` keys: every run of `blogbench` from one test binary waits
-/// for the one before, so a run with a changed template never overlaps one expecting the
-/// real pages. (Cargo runs test binaries one after another.)
 static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Held for the whole of every test in this binary, so the tests run one at a time: they
+/// share PostgreSQL, Redis's `page:*` keys, the ports and both CPUs (a test that restarts a
+/// service, or changes a template, must not overlap one expecting the real pages, and a
+/// timed one must not share the machine with a browser). A test that failed while holding
+/// it does not stop the others.
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Runs `blogbench args` with `env` added to the environment.
 pub fn blogbench(args: &[&str], env: &[(&str, &OsStr)]) -> Output {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     Command::new(env!("CARGO_BIN_EXE_blogbench"))
         .args(args)
         .envs(env.iter().copied())

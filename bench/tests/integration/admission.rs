@@ -6,7 +6,7 @@
 //! command must exit non-zero. Real services, real load (oha and the harness's client),
 //! loopback only.
 
-mod common;
+use crate::common;
 
 use bench::results::Batch;
 use bench::stack::apps::{self, EXTRA_APPS_VAR};
@@ -75,6 +75,7 @@ fn failing_batch(
 
 #[test]
 fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
+    let _serial = common::serial();
     // The misbehaving apps pass requests on to this Go reference: a full pool from the start,
     // so its connections do not grow under their load and count as theirs at the baseline.
     let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[("POOL_MIN", "16")]).unwrap();
@@ -128,6 +129,7 @@ fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
 /// reads listed, while the Go pacer's run beside it, on the real app, counts.
 #[test]
 fn a_cache_never_invalidated_fails_the_stale_read_check() {
+    let _serial = common::serial();
     // The misbehaving apps pass requests on to this Go reference: a full pool from the start,
     // so its connections do not grow under their load and count as theirs at the baseline.
     let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[("POOL_MIN", "16")]).unwrap();

@@ -2,9 +2,9 @@
 //! `per-worker` mode is covered by the every-app tests; here `shared` must match the Go
 //! reference too, and any other value must stop the app. `make services` must have run.
 
-mod common;
+use crate::common;
 
-use common::{blogbench, text};
+use crate::common::{blogbench, text};
 use std::ffi::OsStr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ const APP: &str = "actix-sqlx";
 
 #[test]
 fn shared_pool_mode_matches_the_go_reference() {
+    let _serial = common::serial();
     let output = blogbench(
         &["parity", "--apps", APP],
         &[("POOL_MODE", OsStr::new("shared"))],
@@ -27,6 +28,7 @@ fn shared_pool_mode_matches_the_go_reference() {
 
 #[test]
 fn an_unknown_pool_mode_stops_the_app_with_a_message_naming_it() {
+    let _serial = common::serial();
     let binary = bench::stack::apps::find(APP).unwrap().binary_path();
     let bind = format!("127.0.0.1:{}", bench::stack::server::free_port().unwrap());
     let mut child = Command::new(&binary)

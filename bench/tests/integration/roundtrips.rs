@@ -3,6 +3,7 @@
 //! back to the pool), and one more again when the acquire ping is on; tokio-postgres, sending
 //! a page's independent statements together, fewer than its statements.
 
+use crate::common;
 use bench::probe::roundtrips::{PageCount, measure};
 use bench::stack::apps;
 
@@ -22,6 +23,7 @@ fn assert_page(counts: &[PageCount], page: &str, expected: (f64, f64, f64)) {
 
 #[test]
 fn go_needs_one_round_trip_per_statement() {
+    let _serial = common::serial();
     let go = counts("go", &[]);
     assert_page(&go, "home", (3.0, 3.0, 0.0));
     assert_page(&go, "detail", (3.0, 3.0, 0.0));
@@ -32,6 +34,7 @@ fn go_needs_one_round_trip_per_statement() {
 
 #[test]
 fn sqlx_adds_the_release_ping_and_the_acquire_ping_when_on() {
+    let _serial = common::serial();
     let axum = counts("axum-sqlx", &[]);
     assert_page(&axum, "home", (3.0, 4.0, 1.0));
     assert_page(&axum, "detail", (3.0, 4.0, 1.0));
@@ -44,6 +47,7 @@ fn sqlx_adds_the_release_ping_and_the_acquire_ping_when_on() {
 
 #[test]
 fn tokio_postgres_sends_independent_statements_in_one_round_trip() {
+    let _serial = common::serial();
     let axum = counts("axum-postgres", &[]);
     assert_page(&axum, "home", (3.0, 2.0, 0.0));
     assert_page(&axum, "detail", (3.0, 2.0, 0.0));

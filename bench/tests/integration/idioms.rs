@@ -3,8 +3,8 @@
 //! benchmark report's section showing the same table; and the HTML's code highlighted in a
 //! real browser. Starts every app three times: needs the release build and the services.
 
-mod common;
-mod screenshot;
+use crate::common;
+use crate::screenshot;
 
 use bench::results::idioms::{Concern, FILE, Idioms, Measurement};
 use bench::stack::apps;
@@ -35,6 +35,7 @@ fn is_number(cell: &str) -> bool {
 
 #[test]
 fn a_quick_page_shows_every_concern_of_every_app_and_what_each_costs() {
+    let _serial = common::serial();
     let out = tempfile::tempdir().unwrap();
     let output = common::blogbench(
         &["idioms", "--quick", "--out", out.path().to_str().unwrap()],

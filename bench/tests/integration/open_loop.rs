@@ -7,17 +7,15 @@
 //! (under a millisecond). Tolerance: 80–100 ms for p99 (the second's 1 % sits on a slope of
 //! 1 ms per 0.1 % of requests, and a 2-core machine adds scheduling jitter).
 
+use crate::common;
 use bench::load::client::{Answer, Load, Pace, Workload};
 use bench::load::open_loop::{self, Arrivals, Plan};
 use bench::stack::apps;
 use bench::stack::server::RunningApp;
 use hdrhistogram::Histogram;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The two tests time latencies: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
 
 const STALL: Duration = Duration::from_millis(100);
 const BODY: &[u8] = b"stalling server\n";
@@ -60,11 +58,13 @@ fn five_seconds(
     rate: f64,
     max_connections: u32,
 ) -> Histogram<u64> {
+    // The warm-up's requests are sent, and left out of every count below.
     let plan = Plan {
         max_connections,
+        warmup: Duration::from_secs(1),
         ..Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant)
     };
-    let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan).unwrap();
+    let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan, || ()).unwrap();
     assert_eq!(run.sent, (rate * 5.0) as u64);
     assert_eq!(run.sent, run.completed + run.failed + run.in_flight);
     assert_eq!(run.records.len() as u64, run.sent);
@@ -80,7 +80,7 @@ fn ms(histogram: &Histogram<u64>, q: f64) -> f64 {
 
 #[test]
 fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = common::serial();
     let addr = start_stalling_server();
     let rate = 1000.0;
 
@@ -123,7 +123,7 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
 /// millisecond to a few on this machine, where one scheduling delay is a millisecond).
 #[test]
 fn the_open_loop_agrees_with_oha() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = common::serial();
     let go = RunningApp::start(&apps::find(apps::GO).unwrap(), &[]).unwrap();
     let path = bench::routes::path("detail").unwrap();
     let page = ureq::get(&go.url(path))

@@ -2,7 +2,8 @@
 //! accounted for, invalid runs and failures shown, nothing from `results.json` unescaped in
 //! the HTML, and charts a real browser draws.
 
-mod screenshot;
+use crate::common;
+use crate::screenshot;
 
 use bench::report::{self, Comparison};
 use bench::results::{
@@ -334,6 +335,7 @@ fn pacer_rate(base: f64, index: u32) -> f64 {
 
 #[test]
 fn every_route_of_every_app_is_a_number_or_a_recorded_failure() {
+    let _serial = common::serial();
     let dir = reported(&batch());
     let markdown = read(dir.path(), "report.md");
     let rows = table_after(&markdown, "Every route, median req/s");
@@ -366,6 +368,7 @@ fn every_route_of_every_app_is_a_number_or_a_recorded_failure() {
 
 #[test]
 fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_runs() {
+    let _serial = common::serial();
     let mut paired = batch();
     let pairs = [(2000.0, 1000.0), (2100.0, 1000.0), (1900.0, 1000.0)];
     let home = route_mut(&mut paired, "axum-sqlx", "home");
@@ -426,6 +429,7 @@ fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_run
 
 #[test]
 fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
+    let _serial = common::serial();
     let mut close = batch();
     // axum-sqlx 1 % faster than go on the cached home page, round by round.
     let go_runs: Vec<f64> = (1..=3).map(|i| app_rate(ROUTES[3].2, 1.0, i)).collect();
@@ -481,6 +485,7 @@ fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
 
 #[test]
 fn the_drift_table_spans_every_apps_paired_go_runs() {
+    let _serial = common::serial();
     let markdown = read(reported(&batch()).path(), "report.md");
     let rows = table_after(
         &markdown,
@@ -508,6 +513,7 @@ fn the_drift_table_spans_every_apps_paired_go_runs() {
 
 #[test]
 fn report_shows_setup_failures_deviations_and_ceilings() {
+    let _serial = common::serial();
     let mut unpinned = batch();
     unpinned.cpu_sets.unpinned =
         vec!["load generator (taskset: Operation not permitted)".to_owned()];
@@ -573,6 +579,7 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
 
 #[test]
 fn invalid_runs_of_the_app_and_of_its_paired_go_runs_are_listed_and_failed_apps_explained() {
+    let _serial = common::serial();
     let mut changed = batch();
     let mut rocket = measured_app("rocket", 1.1, &[], &[]);
     rocket.status = AppStatus::Failed {
@@ -641,6 +648,7 @@ fn invalid_runs_of_the_app_and_of_its_paired_go_runs_are_listed_and_failed_apps_
 
 #[test]
 fn an_app_above_a_ceilings_range_says_the_ceiling_did_not_hold() {
+    let _serial = common::serial();
     let mut outrun = batch();
     outrun.ceilings.http = Some(Ceiling {
         per_sec: 140_000.0,
@@ -695,6 +703,7 @@ fn an_app_above_a_ceilings_range_says_the_ceiling_did_not_hold() {
 
 #[test]
 fn html_escapes_everything_from_the_batch_and_inlines_the_charts() {
+    let _serial = common::serial();
     let dir = reported(&batch());
     let html = read(dir.path(), "report.html");
     assert!(html.starts_with("<!DOCTYPE html>"));
@@ -713,6 +722,7 @@ fn html_escapes_everything_from_the_batch_and_inlines_the_charts() {
 
 #[test]
 fn charts_are_standalone_svg_naming_every_app_with_whiskers_on_the_req_s_bars() {
+    let _serial = common::serial();
     let dir = reported(&batch());
     // One whisker per bar with a valid run: go's and axum-sqlx's, not cot's (failed), nor
     // axum-sqlx's compute (no valid run); none on latency or memory.
@@ -750,6 +760,7 @@ fn charts_are_standalone_svg_naming_every_app_with_whiskers_on_the_req_s_bars() 
 
 #[test]
 fn a_stopped_batch_reports_what_it_has() {
+    let _serial = common::serial();
     let mut stopped = batch();
     stopped.finished_at = None;
     stopped.apps[1].status = AppStatus::Pending;
@@ -774,6 +785,7 @@ fn a_stopped_batch_reports_what_it_has() {
 /// and says why it has no ratio, no drift and no ceiling range.
 #[test]
 fn a_batch_recorded_before_the_pacer_still_reports() {
+    let _serial = common::serial();
     let mut json = serde_json::to_value(batch()).unwrap();
     json.as_object_mut().unwrap().remove("pacer");
     json["cpu_sets"].as_object_mut().unwrap().remove("unpinned");
@@ -839,6 +851,7 @@ fn axum_home_row(text: &str) -> &str {
 
 #[test]
 fn compare_flags_a_change_outside_the_band() {
+    let _serial = common::serial();
     let before = reported(&batch());
     let after = reported(&with_axum_home_scaled(1.2));
     assert!(!report::compare(before.path(), after.path(), false).unwrap());
@@ -859,6 +872,7 @@ fn compare_flags_a_change_outside_the_band() {
 
 #[test]
 fn compare_accepts_changes_within_the_band() {
+    let _serial = common::serial();
     let before = reported(&batch());
     let after = reported(&with_axum_home_scaled(1.1));
     assert!(report::compare(before.path(), after.path(), false).unwrap());
@@ -869,6 +883,7 @@ fn compare_accepts_changes_within_the_band() {
 
 #[test]
 fn the_band_widens_to_a_batchs_own_spread() {
+    let _serial = common::serial();
     let runs = [7_000.0, 10_000.0, 13_000.0];
     let noisy = |factor: f64| {
         let mut noisy = batch();
@@ -896,6 +911,7 @@ fn the_band_widens_to_a_batchs_own_spread() {
 
 #[test]
 fn compare_refuses_batches_measured_differently_unless_forced() {
+    let _serial = common::serial();
     let mut wider = batch();
     wider.id = "20261201000000".to_owned();
     wider.settings.connections = 100;
@@ -930,6 +946,7 @@ fn compare_refuses_batches_measured_differently_unless_forced() {
 /// colour. The report and `report.png` stay in the target folder for a person to look at.
 #[test]
 fn chromium_renders_the_charts() {
+    let _serial = common::serial();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -3,10 +3,10 @@
 //! on), queries per page from pg_stat_statements (3 for all: a ping is no query), and the
 //! other probes filled in or declared unavailable with a reason. Needs `make services`.
 
-mod common;
+use crate::common;
 
+use crate::common::{blogbench, text};
 use bench::results::profile::Profile;
-use common::{blogbench, text};
 use std::path::Path;
 
 fn profiles(dir: &Path) -> Vec<Profile> {
@@ -31,6 +31,7 @@ fn assert_near(what: &str, value: f64, expected: f64) {
 
 #[test]
 fn profile_counts_round_trips_queries_and_probes_under_load() {
+    let _serial = common::serial();
     let out = tempfile::tempdir().unwrap();
     let output = blogbench(
         &[
@@ -99,6 +100,7 @@ fn profile_counts_round_trips_queries_and_probes_under_load() {
 
 #[test]
 fn a_cached_page_is_one_redis_get_and_no_postgres() {
+    let _serial = common::serial();
     let out = tempfile::tempdir().unwrap();
     let output = blogbench(
         &[

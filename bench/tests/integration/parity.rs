@@ -1,12 +1,13 @@
 //! Parity against the Go oracle, through the real `blogbench` binary, real apps, real
 //! PostgreSQL and Redis (`make services` must have run; `make test` does that first).
 
-mod common;
+use crate::common;
 
-use common::{blogbench, text};
+use crate::common::{blogbench, text};
 
 #[test]
 fn every_app_matches_the_go_reference() {
+    let _serial = common::serial();
     let output = blogbench(&["parity", "--apps", "all"], &[]);
     let out = text(&output);
     assert!(output.status.success(), "parity failed:\n{out}");
@@ -25,6 +26,7 @@ fn every_app_matches_the_go_reference() {
 
 #[test]
 fn a_changed_template_fails_with_a_diff() {
+    let _serial = common::serial();
     let dir = tempfile::tempdir().unwrap();
     let source = bench::stack::apps::workspace_dir().join("templates/tera");
     for entry in std::fs::read_dir(&source).unwrap() {
@@ -59,6 +61,7 @@ fn a_changed_template_fails_with_a_diff() {
 
 #[test]
 fn unknown_app_lists_the_valid_names() {
+    let _serial = common::serial();
     let output = blogbench(&["parity", "--apps", "no-such-framework"], &[]);
     let out = text(&output);
     assert!(!output.status.success());
