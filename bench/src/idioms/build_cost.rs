@@ -248,9 +248,10 @@ pub fn parse_units(html: &str) -> Result<Vec<Unit>> {
         .context("parse UNIT_DATA")
 }
 
-/// The newest `cargo-timing-*.html` in `<target>/cargo-timings` with a unit for every one of
-/// `members`: a build of the whole workspace from cold (a rebuild's report has only the
-/// crates it rebuilt).
+/// The `cargo-timing-*.html` in `<target>/cargo-timings` of the coldest build of the whole
+/// workspace: of the reports with a unit for every one of `members`, the one that compiled
+/// the most units (a rebuild of every member lists the fresh dependencies too, at zero
+/// seconds), the newest of those.
 pub fn cold_report(target_dir: &Path, members: &[&str]) -> Result<Option<(PathBuf, Vec<Unit>)>> {
     let Ok(entries) = std::fs::read_dir(target_dir.join("cargo-timings")) else {
         return Ok(None);
@@ -264,19 +265,24 @@ pub fn cold_report(target_dir: &Path, members: &[&str]) -> Result<Option<(PathBu
                 .is_some_and(|n| n.starts_with("cargo-timing-") && n.ends_with(".html"))
         })
         .collect();
-    // The name holds the build's UTC time: newest first.
+    // The name holds the build's UTC time: oldest first, so the newest wins a tie.
     reports.sort();
-    for report in reports.into_iter().rev() {
+    let mut coldest: Option<(usize, PathBuf, Vec<Unit>)> = None;
+    for report in reports {
         let html = std::fs::read_to_string(&report)
             .with_context(|| format!("read {}", report.display()))?;
         let Ok(units) = parse_units(&html) else {
             continue;
         };
-        if members.iter().all(|m| units.iter().any(|u| u.name == *m)) {
-            return Ok(Some((report, units)));
+        if !members.iter().all(|m| units.iter().any(|u| u.name == *m)) {
+            continue;
+        }
+        let compiled = units.iter().filter(|u| u.duration > 0.0).count();
+        if coldest.as_ref().is_none_or(|(most, ..)| compiled >= *most) {
+            coldest = Some((compiled, report, units));
         }
     }
-    Ok(None)
+    Ok(coldest.map(|(_, report, units)| (report, units)))
 }
 
 /// A build's root: an app's package, or a workspace member no other member builds on (the
@@ -434,7 +440,7 @@ const CONCURRENCY_DATA = [];
     }
 
     #[test]
-    fn the_cold_report_is_the_newest_with_every_member() {
+    fn the_cold_report_is_the_one_that_compiled_the_most_with_every_member() {
         let target = tempfile::tempdir().unwrap();
         let timings = target.path().join("cargo-timings");
         std::fs::create_dir_all(&timings).unwrap();
@@ -444,11 +450,27 @@ const CONCURRENCY_DATA = [];
                 .is_none()
         );
         std::fs::write(timings.join("cargo-timing-20261201T100000Z.html"), REPORT).unwrap();
-        // A newer rebuild of one crate only.
+        // Newer: a rebuild of one crate only, and a rebuild of every member, which lists
+        // the fresh dependencies at zero seconds.
         let rebuild =
             r#"const UNIT_DATA = [{"name": "axum-sqlx", "version": "0.1.0", "duration": 1.0}];"#;
         std::fs::write(timings.join("cargo-timing-20261202T100000Z.html"), rebuild).unwrap();
         std::fs::write(timings.join("cargo-timing.html"), rebuild).unwrap();
+        let members_only = REPORT
+            .lines()
+            .map(
+                |line| match line.contains("axum-sqlx") || line.contains("bench") {
+                    true => line.to_owned(),
+                    false => line.replace(r#""duration": "#, r#""duration": 0.0, "was": "#),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(
+            timings.join("cargo-timing-20261203T100000Z.html"),
+            members_only,
+        )
+        .unwrap();
         let (path, units) = cold_report(target.path(), &["axum-sqlx", "bench"])
             .unwrap()
             .unwrap();
@@ -457,6 +479,15 @@ const CONCURRENCY_DATA = [];
             "{path:?}"
         );
         assert_eq!(units.len(), 11);
+        // A cold build as cold as the first, but newer, wins.
+        std::fs::write(timings.join("cargo-timing-20261204T100000Z.html"), REPORT).unwrap();
+        let (path, _) = cold_report(target.path(), &["axum-sqlx", "bench"])
+            .unwrap()
+            .unwrap();
+        assert!(
+            path.ends_with("cargo-timing-20261204T100000Z.html"),
+            "{path:?}"
+        );
     }
 
     #[test]

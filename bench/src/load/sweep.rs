@@ -301,10 +301,17 @@ impl Sweeper<'_> {
         let (server, addr) = StaticServer::start(&self.options.cpus.app, page.page.len())?;
         let static_page = Arc::new(vec![b'x'; page.page.len()]);
         let rate = 200_000.0;
-        let plan = self
-            .options
-            .plan(self.options.warmup, vec![phase(rate, self.options.run)]);
-        let run = open_loop::run(&addr, "/", static_page, &plan, || ())?;
+        // A warm-up inside the measured plan would leave a backlog of unanswerable
+        // requests ahead of the measured ones, so it is a run of its own.
+        let plan = |length| self.options.plan(Duration::ZERO, vec![phase(rate, length)]);
+        open_loop::run(
+            &addr,
+            "/",
+            Arc::clone(&static_page),
+            &plan(self.options.warmup),
+            || (),
+        )?;
+        let run = open_loop::run(&addr, "/", static_page, &plan(self.options.run), || ())?;
         drop(server);
         let per_sec = delivered(&run) as f64 / run.length.as_secs_f64();
         self.sweep.generator_ceiling = Some(GeneratorCeiling {

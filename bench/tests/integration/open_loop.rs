@@ -49,19 +49,21 @@ fn start_stalling_server() -> String {
     addr
 }
 
-/// Five seconds of `GET path` at `rate` with at most `max_connections`: every request
-/// accounted for, none failed, each answered with `page`. Returns the latencies.
+/// Five seconds of `GET path` at `rate` after `warmup`, with at most `max_connections`:
+/// every request accounted for, none failed, each answered with `page`. Returns the
+/// latencies.
 fn five_seconds(
     addr: &str,
     path: &str,
     page: &[u8],
     rate: f64,
+    warmup: Duration,
     max_connections: u32,
 ) -> Histogram<u64> {
     // The warm-up's requests are sent, and left out of every count below.
     let plan = Plan {
         max_connections,
-        warmup: Duration::from_secs(1),
+        warmup,
         ..Plan::steady(rate, Duration::from_secs(5), Arrivals::Constant)
     };
     let run = open_loop::run(addr, path, Arc::new(page.to_vec()), &plan, || ()).unwrap();
@@ -85,14 +87,17 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
     let rate = 1000.0;
 
     // Enough connections that none waits for one: the stall itself is measured.
-    let latencies = five_seconds(&addr, "/", BODY, rate, 256);
+    let latencies = five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 256);
     let (p90, p99) = (ms(&latencies, 0.90), ms(&latencies, 0.99));
     assert!((80.0..=100.0).contains(&p99), "open-loop p99 {p99} ms");
     assert!(p90 < 10.0, "open-loop p90 {p90} ms");
 
     // Four connections: requests due during the stall wait in the generator, and their
     // latency still runs from when they fell due.
-    let p99 = ms(&five_seconds(&addr, "/", BODY, rate, 4), 0.99);
+    let p99 = ms(
+        &five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 4),
+        0.99,
+    );
     assert!(
         (80.0..=110.0).contains(&p99),
         "open-loop p99 with 4 connections {p99} ms"
@@ -118,9 +123,12 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
 }
 
 /// oha's open loop (`-q` with `--latency-correction`, latency from each request's due
-/// time) and ours, one after the other on Go's detail page at a rate far below its
-/// capacity: p50 within 1 ms of each other and p99 within 3 ms (both are a fraction of a
-/// millisecond to a few on this machine, where one scheduling delay is a millisecond).
+/// time) and ours on Go's detail page at a rate far below its capacity, five runs each,
+/// alternating, both starting on new connections (oha has no warm-up): the medians of
+/// their p50s within 1 ms of each other and of their p99s within 3 ms (both are a fraction
+/// of a millisecond to a few on this machine, where one scheduling delay is a
+/// millisecond, and one run's p99, its 15th-slowest request, moves by several between
+/// runs of the same tool: hence the medians).
 #[test]
 fn the_open_loop_agrees_with_oha() {
     let _serial = common::serial();
@@ -134,30 +142,38 @@ fn the_open_loop_agrees_with_oha() {
         .unwrap();
     let rate = 300.0;
     let addr = format!("127.0.0.1:{}", go.port);
-    // Warm both the app's pool and its code paths.
     let connections = open_loop::DEFAULT_MAX_CONNECTIONS;
-    five_seconds(&addr, path, &page, rate, connections);
-    let ours = five_seconds(&addr, path, &page, rate, connections);
-    let output = Command::new("oha")
-        .args(["--no-tui", "--output-format", "json", "-z", "5s"])
-        .args(["-q", &rate.to_string(), "--latency-correction", "-c", "64"])
-        .arg(go.url(path))
-        .output()
-        .expect("run oha (make tools)");
-    assert!(output.status.success(), "{output:?}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let oha_ms = |key: &str| json["latencyPercentiles"][key].as_f64().unwrap() * 1000.0;
-    let (oha_p50, oha_p99) = (oha_ms("p50"), oha_ms("p99"));
-    let (our_p50, our_p99) = (ms(&ours, 0.50), ms(&ours, 0.99));
-    eprintln!(
-        "p50 ours {our_p50:.3} ms, oha {oha_p50:.3} ms; p99 ours {our_p99:.3} ms, oha {oha_p99:.3} ms"
-    );
+    // Warms the app's pool and code paths.
+    five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
+    let (mut ours, mut oha) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let run = five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
+        ours.push((ms(&run, 0.50), ms(&run, 0.99)));
+        let output = Command::new("oha")
+            .args(["--no-tui", "--output-format", "json", "-z", "5s"])
+            .args(["-q", &rate.to_string(), "--latency-correction", "-c", "64"])
+            .arg(go.url(path))
+            .output()
+            .expect("run oha (make tools)");
+        assert!(output.status.success(), "{output:?}");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let oha_ms = |key: &str| json["latencyPercentiles"][key].as_f64().unwrap() * 1000.0;
+        oha.push((oha_ms("p50"), oha_ms("p99")));
+    }
+    eprintln!("(p50, p99) ms, ours {ours:?}, oha {oha:?}");
+    let median = |runs: &[(f64, f64)], pick: fn(&(f64, f64)) -> f64| {
+        let mut values: Vec<f64> = runs.iter().map(pick).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let (our_p50, oha_p50) = (median(&ours, |r| r.0), median(&oha, |r| r.0));
+    let (our_p99, oha_p99) = (median(&ours, |r| r.1), median(&oha, |r| r.1));
     assert!(
         (our_p50 - oha_p50).abs() <= 1.0,
-        "p50 ours {our_p50} oha {oha_p50}"
+        "median p50 ours {our_p50} oha {oha_p50}"
     );
     assert!(
         (our_p99 - oha_p99).abs() <= 3.0,
-        "p99 ours {our_p99} oha {oha_p99}"
+        "median p99 ours {our_p99} oha {oha_p99}"
     );
 }
