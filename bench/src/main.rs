@@ -513,7 +513,8 @@ fn print_problems(problems: &[String], what: &str) {
     }
 }
 
-/// Set by Ctrl-C: the long commands finish the step they are in, save, and stop.
+/// Set by Ctrl-C, SIGTERM or SIGHUP: the long commands finish the step they are in, save,
+/// stop what they started, and exit non-zero.
 fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);

@@ -314,7 +314,7 @@ fn go_sizes(app: &App, workspace: &Path) -> (Result<CodeSize>, Result<Packages>)
     }
 }
 
-/// Each Rust app's share of the timings report of the coldest workspace build, or why there is none.
+/// Each Rust app's share of the newest timings report of a cold workspace build, or why there is none.
 fn cold_compile(idioms: &mut Idioms, graph: Option<&CargoGraph>) {
     let not_go = "not applicable: a Go app (`go build` is not in cargo's timings report)";
     for entry in idioms

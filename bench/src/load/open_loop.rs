@@ -125,11 +125,13 @@ pub const DEFAULT_MAX_CONNECTIONS: u32 = 512;
 pub const DEFAULT_LATENCY_LIMIT: Duration = Duration::from_secs(2);
 
 /// One request: `due` from the run's start, `latency` from `due` to the answer (or to the
-/// moment it was given up).
+/// moment it was given up), and `send_delay` from `due` to when the generator took it up,
+/// before any wait for a connection: the generator's own lateness, part of `latency`.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenRecord {
     pub due: Duration,
     pub latency: Duration,
+    pub send_delay: Duration,
     pub answer: Answer,
 }
 
@@ -244,6 +246,7 @@ async fn warm_up(shared: Arc<Shared>, due_at: Instant) {
 
 async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
     let due_at = started + due;
+    let send_delay = due_at.elapsed();
     let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
     let answer = tokio::time::timeout_at(limit, exchange(&shared))
         .await
@@ -257,6 +260,7 @@ async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
     shared.records.lock().expect("records").push(OpenRecord {
         due,
         latency,
+        send_delay,
         answer,
     });
     shared.in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -301,6 +305,15 @@ pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
     let mut histogram = new_histogram();
     for record in records.iter().filter(|r| has_latency(r.answer)) {
         histogram.saturating_record(record.latency.as_micros() as u64);
+    }
+    histogram
+}
+
+/// The generator's own lateness (µs) for every request.
+pub fn send_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    let mut histogram = new_histogram();
+    for record in records {
+        histogram.saturating_record(record.send_delay.as_micros() as u64);
     }
     histogram
 }

@@ -275,7 +275,7 @@ impl Sweeper<'_> {
 
     fn check_interrupted(&self) -> Result<()> {
         if self.interrupted.load(Ordering::SeqCst) {
-            bail!("interrupted (Ctrl-C)");
+            bail!("interrupted (Ctrl-C or SIGTERM)");
         }
         Ok(())
     }
@@ -760,6 +760,7 @@ fn rate_point(
     let target = rate * run.length.as_secs_f64();
     let delivered_ratio = delivered(run) as f64 / target.max(1.0);
     let latency = latency_ms(&open_loop::histogram(&run.records));
+    let send_delay = latency_ms(&open_loop::send_delay_histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
     let per_request =
         |percent: f64| percent / 100.0 * usage.seconds * 1e6 / (run.completed.max(1) as f64);
@@ -797,6 +798,7 @@ fn rate_point(
         delivered_ratio,
         within_slo: valid && latency.p99 <= slo_ms,
         latency_ms: latency,
+        send_delay_ms: Some(send_delay),
         answers,
         wrong_bodies,
         connections_opened: run.connections_opened,

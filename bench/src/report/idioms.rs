@@ -172,9 +172,9 @@ fn how_to_read(idioms: &Idioms) -> String {
          lines before line 1 (Go rebuilds by content), put back byte for byte after. A Rust \
          rebuild recompiles and relinks every crate that depends on the file's crate.\n\n\
          **The cold compile** is taken from cargo's timings report of a cold build of the \
-         whole workspace (`{cold}`; of the reports with every member, the one that \
-         compiled the most units; after `make lint`, as in CI, the build scripts and proc \
-         macros that clippy built in the same profile count zero): an app's share is \
+         whole workspace (`{cold}`; the newest report with every member and most of its \
+         units compiled; after `make lint`, as in CI, the build scripts and proc macros \
+         that clippy built in the same profile count zero): an app's share is \
          the sum of the durations of the units only it needs (no other app, nor the harness, \
          needs their package) and of its own crate's units (lib, bin, tests, their link). \
          Units run in parallel, so these are compile seconds, not wall time; what two apps \

@@ -299,8 +299,10 @@ fn equal_load(sweep: &Sweep) -> String {
     text.push_str(&format!(
         "Every app at the same rate, {fraction} × Go's closed-loop max on the route: its \
          latency, the CPU time per request of the app, PostgreSQL and Redis (µs), and the app's \
-         peak memory. Delivered is right answers per second ÷ the target rate; †: \
-         client-bound.\n\n"
+         peak memory. Delivered is right answers per second ÷ the target rate; send delay is \
+         the generator's own lateness (from a request's due time to when it took the request \
+         up, part of the latency; — in sweeps recorded before it was): a p99 that it explains \
+         is the generator's, not the app's; †: client-bound.\n\n"
     ));
     for route in &sweep.settings.routes {
         let points: Vec<(&AppSweep, Option<&RatePoint>)> = sweep
@@ -329,17 +331,18 @@ fn equal_load(sweep: &Sweep) -> String {
             "delivered",
             "p50 ms",
             "p99 ms",
+            "send delay p99 ms",
             "app CPU µs/req",
             "PostgreSQL µs/req",
             "Redis µs/req",
             "RSS MiB",
             "within SLO",
         ])
-        .numbers(1..9);
+        .numbers(1..10);
         for (app, point) in points {
             let Some(p) = point else {
                 let mut row = vec![app.label.clone()];
-                row.extend(std::iter::repeat_n("—".to_owned(), 9));
+                row.extend(std::iter::repeat_n("—".to_owned(), 10));
                 table.row(row);
                 continue;
             };
@@ -360,6 +363,9 @@ fn equal_load(sweep: &Sweep) -> String {
                 numbers::percent(p.delivered_ratio),
                 numbers::ms(p.latency_ms.p50),
                 numbers::ms(p.latency_ms.p99),
+                p.send_delay_ms
+                    .as_ref()
+                    .map_or("—".to_owned(), |delay| numbers::ms(delay.p99)),
                 format!("{:.1}", p.app_cpu_us_per_request),
                 format!("{:.1}", p.postgres_cpu_us_per_request),
                 format!("{:.1}", p.redis_cpu_us_per_request),

