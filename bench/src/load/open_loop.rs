@@ -302,18 +302,23 @@ pub fn new_histogram() -> Histogram<u64> {
 /// The latency (µs) of every request that was answered or given up, connection failures
 /// aside (they have no latency worth the name).
 pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
-    let mut histogram = new_histogram();
-    for record in records.iter().filter(|r| has_latency(r.answer)) {
-        histogram.saturating_record(record.latency.as_micros() as u64);
-    }
-    histogram
+    histogram_of(
+        records
+            .iter()
+            .filter(|r| has_latency(r.answer))
+            .map(|r| r.latency),
+    )
 }
 
 /// The generator's own lateness (µs) for every request.
 pub fn send_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    histogram_of(records.iter().map(|r| r.send_delay))
+}
+
+fn histogram_of(durations: impl Iterator<Item = Duration>) -> Histogram<u64> {
     let mut histogram = new_histogram();
-    for record in records {
-        histogram.saturating_record(record.send_delay.as_micros() as u64);
+    for duration in durations {
+        histogram.saturating_record(duration.as_micros() as u64);
     }
     histogram
 }

@@ -1,6 +1,7 @@
 //! What the integration tests share.
 
 use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
@@ -31,4 +32,13 @@ pub fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// The run folder under `results` (e.g. `sweep-<id>/`) that holds `file`, once it does.
+pub fn run_folder(results: &Path, file: &str) -> Option<PathBuf> {
+    std::fs::read_dir(results)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|folder| folder.join(file).is_file())
 }

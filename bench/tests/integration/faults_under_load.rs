@@ -21,12 +21,7 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(output.status.success(), "faults failed:\n{text}");
-    let dir = std::fs::read_dir(results.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("faults.json").is_file())
-        .expect("a faults-<id> folder");
+    let dir = common::run_folder(results.path(), "faults.json").expect("a faults-<id> folder");
     let run = FaultsRun::load(&dir.join("faults.json")).unwrap();
     assert!(run.finished_at.is_some() && run.quick);
     assert!(run.problems().is_empty(), "{:?}", run.problems());

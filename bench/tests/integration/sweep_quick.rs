@@ -23,12 +23,7 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(output.status.success(), "sweep failed:\n{text}");
-    let dir = std::fs::read_dir(results.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("sweep.json").is_file())
-        .expect("a sweep-<id> folder");
+    let dir = common::run_folder(results.path(), "sweep.json").expect("a sweep-<id> folder");
     let sweep = Sweep::load(&dir.join("sweep.json")).unwrap();
     assert!(sweep.finished_at.is_some() && sweep.settings.quick);
     assert!(sweep.problems().is_empty(), "{:?}", sweep.problems());

@@ -4,7 +4,6 @@
 
 use crate::common;
 use bench::results::sweep::Sweep;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -40,14 +39,6 @@ fn running(pid: u32) -> bool {
     })
 }
 
-fn sweep_file(results: &std::path::Path) -> Option<PathBuf> {
-    std::fs::read_dir(results)
-        .ok()?
-        .flatten()
-        .map(|entry| entry.path().join("sweep.json"))
-        .find(|file| file.is_file())
-}
-
 #[test]
 fn a_terminated_sweep_saves_what_it_measured_and_leaves_nothing_running() {
     let _serial = common::serial();
@@ -63,7 +54,7 @@ fn a_terminated_sweep_saves_what_it_measured_and_leaves_nothing_running() {
     let deadline = Instant::now() + Duration::from_secs(120);
     let started = loop {
         let children = descendants(sweep.id());
-        if sweep_file(results.path()).is_some() && !children.is_empty() {
+        if common::run_folder(results.path(), "sweep.json").is_some() && !children.is_empty() {
             break children;
         }
         assert!(
@@ -96,7 +87,8 @@ fn a_terminated_sweep_saves_what_it_measured_and_leaves_nothing_running() {
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
     }
     assert!(left.is_empty(), "still running after the sweep: {left:?}");
-    let saved = Sweep::load(&sweep_file(results.path()).unwrap()).unwrap();
+    let folder = common::run_folder(results.path(), "sweep.json").unwrap();
+    let saved = Sweep::load(&folder.join("sweep.json")).unwrap();
     let go = &saved.apps[0];
     assert_eq!(go.label, "go");
     assert!(
