@@ -254,6 +254,11 @@ struct SweepArgs {
     /// Each rate's measured run.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     run: Duration,
+    /// Rounds of the closed-loop maxima and of the rate ladders, the apps visited in a
+    /// rotated order each round: a rate is sustained when more than half of the rounds held
+    /// it, and the closed-loop max is the rounds' median.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    rounds: u32,
     /// The warm-up at each rate before its run (and at each connection level).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     warmup: Duration,
@@ -295,8 +300,8 @@ struct SweepArgs {
     /// `go+GOMEMLIMIT=384MiB`).
     #[arg(long, value_delimiter = ',', requires = "memory_limit")]
     memory_variants: Vec<String>,
-    /// Smoke-test size: 2 s runs after 0.5 s warm-ups, two rates per ladder, 16 and 256
-    /// connections, a 2 + 4 + 4 s overload.
+    /// Smoke-test size: 2 rounds, 2 s runs after 0.5 s warm-ups, two rates per ladder, 16
+    /// and 256 connections, a 2 + 4 + 4 s overload.
     #[arg(long)]
     quick: bool,
     /// Sweep even when taskset cannot pin the services or the harness.
@@ -602,8 +607,9 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
     let memory_variants = targets(&args.memory_variants)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let secs = Duration::from_secs_f64;
-    let (run, warmup, common, own, connection_levels, overload) = if args.quick {
+    let (rounds, run, warmup, common, own, connection_levels, overload) = if args.quick {
         (
+            2,
             secs(2.0),
             secs(0.5),
             vec![0.25, 0.5],
@@ -613,6 +619,7 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
         )
     } else {
         (
+            args.rounds,
             args.run,
             args.warmup,
             args.common,
@@ -626,6 +633,7 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
         routes: args.routes,
         slo_ms,
         quick: args.quick,
+        rounds,
         run,
         warmup,
         common_fractions: common,

@@ -125,13 +125,15 @@ pub const DEFAULT_MAX_CONNECTIONS: u32 = 512;
 pub const DEFAULT_LATENCY_LIMIT: Duration = Duration::from_secs(2);
 
 /// One request: `due` from the run's start, `latency` from `due` to the answer (or to the
-/// moment it was given up), and `send_delay` from `due` to when the generator took it up,
-/// before any wait for a connection: the generator's own lateness, part of `latency`.
+/// moment it was given up), `send_delay` from `due` to when the generator took it up (the
+/// generator's own lateness), and `connection_wait` from then to when it had a connection
+/// (`None` when it got none); both are part of `latency`.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenRecord {
     pub due: Duration,
     pub latency: Duration,
     pub send_delay: Duration,
+    pub connection_wait: Option<Duration>,
     pub answer: Answer,
 }
 
@@ -241,14 +243,15 @@ pub fn run(
 /// A warm-up request: sent like a measured one, and forgotten.
 async fn warm_up(shared: Arc<Shared>, due_at: Instant) {
     let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
-    let _ = tokio::time::timeout_at(limit, exchange(&shared)).await;
+    let _ = tokio::time::timeout_at(limit, exchange(&shared, &mut None)).await;
 }
 
 async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
     let due_at = started + due;
-    let send_delay = due_at.elapsed();
+    let taken_up = Instant::now();
     let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
-    let answer = tokio::time::timeout_at(limit, exchange(&shared))
+    let mut connected = None;
+    let answer = tokio::time::timeout_at(limit, exchange(&shared, &mut connected))
         .await
         .unwrap_or(Answer::TooLate);
     let latency = due_at.elapsed();
@@ -260,15 +263,17 @@ async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
     shared.records.lock().expect("records").push(OpenRecord {
         due,
         latency,
-        send_delay,
+        send_delay: taken_up.saturating_duration_since(due_at),
+        connection_wait: connected.map(|at: Instant| at.saturating_duration_since(taken_up)),
         answer,
     });
     shared.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// Waits for a connection (an idle one, or a new one while under the bound), sends the
-/// request, and puts the connection back when it is still fit to use.
-async fn exchange(shared: &Shared) -> Answer {
+/// Waits for a connection (an idle one, or a new one while under the bound), notes when it
+/// had one in `connected`, sends the request, and puts the connection back when it is still
+/// fit to use.
+async fn exchange(shared: &Shared, connected: &mut Option<Instant>) -> Answer {
     let Ok(_permit) = shared.connections.acquire().await else {
         return Answer::ConnectError;
     };
@@ -283,6 +288,7 @@ async fn exchange(shared: &Shared) -> Answer {
             None => return Answer::ConnectError,
         },
     };
+    *connected = Some(Instant::now());
     let step = Step::Read {
         path: &shared.path,
         page: &shared.page,
@@ -313,6 +319,11 @@ pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
 /// The generator's own lateness (µs) for every request.
 pub fn send_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
     histogram_of(records.iter().map(|r| r.send_delay))
+}
+
+/// The wait for a connection (µs) of every request that got one.
+pub fn connection_wait_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    histogram_of(records.iter().filter_map(|r| r.connection_wait))
 }
 
 fn histogram_of(durations: impl Iterator<Item = Duration>) -> Histogram<u64> {

@@ -1,7 +1,9 @@
 //! CPU and memory of the app (its whole process tree), PostgreSQL and Redis during a run,
 //! sampled from `/proc` five times a second, and the connections the app held.
 
-use crate::stack::processes::{clock_ticks, connections_held, pids_named, process_tree, stat};
+use crate::stack::processes::{
+    clock_ticks, connections_held, cpu_times, pids_named, process_tree, stat,
+};
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 
 const INTERVAL: Duration = Duration::from_millis(200);
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Usage {
     pub app_cpu_percent: f64,
     pub app_rss_max_mib: f64,
@@ -22,6 +24,19 @@ pub struct Usage {
     pub connections_min: u32,
     /// How long the sampler ran: the CPU percentages are of this time.
     pub seconds: f64,
+    /// Per CPU (by number), the share of its time that was not idle while the sampler ran.
+    pub cpu_busy: Vec<f64>,
+}
+
+impl Usage {
+    /// The mean busy share of `cpus`; `None` when `/proc/stat` had none of them.
+    pub fn busy(&self, cpus: &[usize]) -> Option<f64> {
+        let shares: Vec<f64> = cpus
+            .iter()
+            .filter_map(|&cpu| self.cpu_busy.get(cpu).copied())
+            .collect();
+        (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
+    }
 }
 
 pub struct Sampler {
@@ -85,6 +100,7 @@ fn sample(
         ]
     };
     let started = Instant::now();
+    let first_cpus = cpu_times();
     let first = groups().map(|pids| cpu_ticks(&pids));
     let mut last = first;
     let mut usage = Usage::default();
@@ -114,6 +130,14 @@ fn sample(
         }
         std::thread::sleep(INTERVAL);
     }
+    usage.cpu_busy = cpu_times()
+        .iter()
+        .zip(&first_cpus)
+        .map(|(now, then)| {
+            let total = now.total.saturating_sub(then.total);
+            now.busy.saturating_sub(then.busy) as f64 / total.max(1) as f64
+        })
+        .collect();
     let seconds = started.elapsed().as_secs_f64().max(1e-3);
     let percent = |i: usize| (last[i] - first[i]) as f64 / ticks_per_sec / seconds * 100.0;
     usage.app_cpu_percent = percent(0);
@@ -145,6 +169,36 @@ mod tests {
         let usage = sampler.finish();
         drop((clients, first, second));
         usage
+    }
+
+    #[test]
+    fn a_thread_spinning_on_cpu_0_shows_as_cpu_0_busy() {
+        let sampler = Sampler::start(std::process::id(), 0, Duration::ZERO..Duration::ZERO);
+        std::thread::spawn(|| {
+            // SAFETY: sets the calling thread's affinity from a set it owns.
+            let pinned = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+            };
+            assert_eq!(pinned, 0, "{}", std::io::Error::last_os_error());
+            let until = Instant::now() + Duration::from_millis(800);
+            while Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        })
+        .join()
+        .unwrap();
+        let usage = sampler.finish();
+        let busy = usage.busy(&[0]).expect("CPU 0 in /proc/stat");
+        assert!(busy >= 0.8, "CPU 0 busy {busy}: {:?}", usage.cpu_busy);
+        assert!(
+            usage
+                .cpu_busy
+                .iter()
+                .all(|share| (0.0..=1.0).contains(share))
+        );
+        assert_eq!(usage.busy(&[usage.cpu_busy.len()]), None);
     }
 
     #[test]

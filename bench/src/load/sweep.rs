@@ -1,10 +1,17 @@
-//! `blogbench sweep` (docs/spec.md §8): latency at a given load. Per app, one at a time,
-//! pinned, parity-gated: each route's closed-loop max, then open-loop runs at rates common
-//! to every app (fractions of Go's max, so apps are compared at the same load) and at rates
-//! of the app's own max, each judged against the route's latency objective; then a
-//! closed-loop connection sweep, an overload and its recovery, and (with a memory limit)
-//! the connection sweep again inside a memory cgroup. `sweep.json` is saved after every
-//! step.
+//! `blogbench sweep` (docs/spec.md §8): latency at a given load. One app at a time,
+//! pinned, parity-gated, in three passes:
+//!
+//! 1. rounds of each route's closed-loop max, the apps visited in a rotated order each
+//!    round; the median of the rounds is the max the rates are fractions of;
+//! 2. rounds of the open-loop rate ladders, at rates common to every app (fractions of Go's
+//!    max, so apps are compared at the same load) and at rates of the app's own max, the
+//!    same rates every round, each run judged against the route's latency objective;
+//! 3. once per app: a closed-loop connection sweep, an overload and its recovery from the
+//!    max sustainable rate, and (with a memory limit) the connection sweep again inside a
+//!    memory cgroup.
+//!
+//! Interleaved rounds spread a noisy stretch of the shared machine over every app instead
+//! of one. `sweep.json` is saved after every step.
 
 use super::admission::{Expected, admission};
 use super::batch::{harness_env, seeded_database};
@@ -17,8 +24,9 @@ use super::setup::{git_commit, machine};
 use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::sweep::{
-    AppSweep, CLIENT_BOUND_FRACTION, ConnectionLevel, GeneratorCeiling, MemoryLimited, Overload,
-    OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep, SweepSettings,
+    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, ConnectionLevel, CpuBusy, GeneratorCeiling,
+    Ladder, MemoryLimited, Overload, OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep,
+    SweepSettings,
 };
 use crate::results::{CpuSets, Latency, write_atomically};
 use crate::routes;
@@ -42,6 +50,8 @@ pub struct Options {
     pub routes: Vec<String>,
     pub slo_ms: BTreeMap<String, f64>,
     pub quick: bool,
+    /// Rounds of the closed-loop maxima and of the rate ladders.
+    pub rounds: u32,
     pub run: Duration,
     pub warmup: Duration,
     pub common_fractions: Vec<f64>,
@@ -159,16 +169,28 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         dir,
         sweep,
         reference,
-        go_closed_loop: BTreeMap::new(),
         progress: Progress::new(steps(options), "steps"),
         interrupted,
     };
     sweeper.measure_generator_ceiling()?;
     for target in &options.targets {
+        sweeper.push_app(target)?;
+    }
+    for pass in [Pass::ClosedLoop, Pass::Ladders] {
+        for round in 1..=options.rounds {
+            for index in rotated(options.targets.len(), round) {
+                if interrupted.load(Ordering::SeqCst) {
+                    break;
+                }
+                sweeper.visit(index, pass, round)?;
+            }
+        }
+    }
+    for index in 0..options.targets.len() {
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
-        sweeper.sweep_app(target)?;
+        sweeper.visit(index, Pass::Once, 1)?;
     }
     for variant in &options.memory_variants {
         if interrupted.load(Ordering::SeqCst) {
@@ -183,6 +205,23 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     Ok(sweeper.dir)
 }
 
+/// The apps' order in `round`: each round starts one app later, so no app always runs
+/// first or last.
+fn rotated(count: usize, round: u32) -> impl Iterator<Item = usize> {
+    (0..count).map(move |offset| (offset + round as usize - 1) % count)
+}
+
+/// What a visit to an app measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Each route's closed-loop max.
+    ClosedLoop,
+    /// Each route's rate ladders.
+    Ladders,
+    /// The connection sweep, the overload and the memory-limited sweep.
+    Once,
+}
+
 fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -190,6 +229,7 @@ fn now() -> String {
 fn settings(options: &Options, open_files_limit: u64) -> SweepSettings {
     SweepSettings {
         quick: options.quick,
+        rounds: options.rounds,
         routes: options.routes.clone(),
         slo_ms: options.slo_ms.clone(),
         run_secs: options.run.as_secs_f64(),
@@ -218,7 +258,7 @@ fn steps(options: &Options) -> u64 {
     } else {
         0
     };
-    let per_app = 1 + options.routes.len() * ladder + levels + 1 + memory;
+    let per_app = options.rounds as usize * options.routes.len() * ladder + levels + 1 + memory;
     (1 + options.targets.len() * per_app + options.memory_variants.len() * memory) as u64
 }
 
@@ -251,8 +291,6 @@ struct Sweeper<'a> {
     dir: PathBuf,
     sweep: Sweep,
     reference: Reference,
-    /// Go's closed-loop max per route: the common rates are fractions of it.
-    go_closed_loop: BTreeMap<String, f64>,
     progress: Progress,
     interrupted: &'a AtomicBool,
 }
@@ -269,8 +307,8 @@ impl Sweeper<'_> {
         self.sweep.save(&self.dir)
     }
 
-    fn app(&mut self) -> &mut AppSweep {
-        self.sweep.apps.last_mut().expect("pushed before its steps")
+    fn app(&mut self, index: usize) -> &mut AppSweep {
+        &mut self.sweep.apps[index]
     }
 
     fn check_interrupted(&self) -> Result<()> {
@@ -331,14 +369,18 @@ impl Sweeper<'_> {
         self.save()
     }
 
-    /// Adds the target's (empty) results and saves them; returns its environment: the
-    /// harness's, then the target's own.
-    fn push_app(&mut self, target: &Target) -> Result<BTreeMap<String, String>> {
+    /// The harness's environment, then the target's own.
+    fn env(&self, target: &Target) -> BTreeMap<String, String> {
         let mut env = harness_env(&self.options.cpus.app);
         env.extend(target.env.iter().cloned());
+        env
+    }
+
+    /// Adds the target's (empty) results and saves them.
+    fn push_app(&mut self, target: &Target) -> Result<()> {
         self.sweep.apps.push(AppSweep {
             label: target.label.clone(),
-            env: env.clone(),
+            env: self.env(target),
             error: None,
             routes: Vec::new(),
             idle_rss_mib: None,
@@ -346,22 +388,34 @@ impl Sweeper<'_> {
             overload: None,
             memory_limited: None,
         });
-        self.save()?;
-        Ok(env)
+        self.save()
     }
 
-    fn sweep_app(&mut self, target: &Target) -> Result<()> {
-        let env = self.push_app(target)?;
-        if let Err(err) = self.measure_app(target, &env) {
+    /// One pass's visit to the app at `index`. What fails is recorded as the app's error,
+    /// and later passes skip the app.
+    fn visit(&mut self, index: usize, pass: Pass, round: u32) -> Result<()> {
+        if self.sweep.apps[index].error.is_some() {
+            return Ok(());
+        }
+        let options = self.options;
+        let target = &options.targets[index];
+        let env = self.env(target);
+        let measured = match pass {
+            Pass::ClosedLoop => self.measure_closed_loops(index, target, &env, round),
+            Pass::Ladders => self.measure_ladders(index, target, &env, round),
+            Pass::Once => self.measure_once(index, target, &env),
+        };
+        if let Err(err) = measured {
             let error = format!("{err:#}");
             self.progress.say(format!("{}: {error}", target.label));
-            self.app().error = Some(error);
+            self.app(index).error = Some(error);
         }
-        if self.options.memory_limit_bytes.is_some()
+        if pass == Pass::Once
+            && options.memory_limit_bytes.is_some()
             && !self.interrupted.load(Ordering::SeqCst)
-            && let Err(err) = self.measure_memory_limited(target, &env)
+            && let Err(err) = self.measure_memory_limited(index, target, &env)
         {
-            let app = self.app();
+            let app = self.app(index);
             let error = format!("memory-limited: {err:#}");
             app.error = Some(match app.error.take() {
                 Some(first) => format!("{first}; {error}"),
@@ -372,9 +426,10 @@ impl Sweeper<'_> {
     }
 
     fn sweep_memory_variant(&mut self, variant: &Target) -> Result<()> {
-        let env = self.push_app(variant)?;
-        if let Err(err) = self.measure_memory_limited(variant, &env) {
-            self.app().error = Some(format!("memory-limited: {err:#}"));
+        self.push_app(variant)?;
+        let index = self.sweep.apps.len() - 1;
+        if let Err(err) = self.measure_memory_limited(index, variant, &self.env(variant)) {
+            self.app(index).error = Some(format!("memory-limited: {err:#}"));
         }
         self.save()
     }
@@ -406,109 +461,176 @@ impl Sweeper<'_> {
         Ok(running)
     }
 
-    fn measure_app(&mut self, target: &Target, env: &BTreeMap<String, String>) -> Result<()> {
+    /// `round/rounds · label`: where the sweep is, for the progress line.
+    fn at(&self, round: u32, target: &Target) -> String {
+        format!("round {round}/{} · {}", self.options.rounds, target.label)
+    }
+
+    /// The first pass: each route's closed-loop max, added to the route's rounds.
+    fn measure_closed_loops(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let options = self.options;
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None)?;
+        for route in &options.routes {
+            self.check_interrupted()?;
+            let page = self.route_page(route)?;
+            self.progress
+                .step(format!("{at} · {route} · closed-loop max"));
+            let run = self.closed_loop_max(&running, &page, &target.label, round)?;
+            if let Some(reason) = &run.not_counted {
+                self.progress.say(format!("{at} · {route}: {reason}"));
+            }
+            let routes = &mut self.app(index).routes;
+            if !routes.iter().any(|r| &r.route == route) {
+                routes.push(RouteSweep {
+                    route: route.clone(),
+                    path: page.path.to_owned(),
+                    slo_ms: options.slo_ms[route],
+                    closed_loop_per_sec: 0.0,
+                    closed_loop_rounds: Vec::new(),
+                    common: Vec::new(),
+                    own: Vec::new(),
+                });
+            }
+            let swept = routes.iter_mut().find(|r| &r.route == route);
+            swept.expect("added above").add_closed_loop_round(run);
+            self.progress.inc();
+            self.save()?;
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// The second pass: each route's two ladders, at rates fixed by the first pass's
+    /// medians, so every round runs the same rates.
+    fn measure_ladders(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let options = self.options;
+        let closed_loop_max = |app: &AppSweep, route: &str| {
+            app.routes
+                .iter()
+                .find(|r| r.route == route && r.closed_loop_counted())
+                .map(|r| r.closed_loop_per_sec)
+                .with_context(|| {
+                    format!(
+                        "{}'s closed-loop max on {route}: no round's run counted",
+                        app.label
+                    )
+                })
+        };
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None)?;
+        for route in &options.routes {
+            let page = self.route_page(route)?;
+            let go_max = closed_loop_max(&self.sweep.apps[0], route)?;
+            let own_max = closed_loop_max(&self.sweep.apps[index], route)?;
+            for (ladder, base, fractions) in [
+                (Ladder::Common, go_max, &options.common_fractions),
+                (Ladder::Own, own_max, &options.own_fractions),
+            ] {
+                let mut invalid_in_a_row = 0;
+                for &fraction in fractions {
+                    self.check_interrupted()?;
+                    if invalid_in_a_row >= INVALID_IN_A_ROW {
+                        self.progress.inc();
+                        continue;
+                    }
+                    let rate = (base * fraction).round().max(1.0);
+                    let percent = (fraction * 100.0).round();
+                    self.progress.step(format!(
+                        "{at} · {route} · {} {percent:.0} % · {rate:.0} req/s",
+                        ladder.name()
+                    ));
+                    let stem = format!(
+                        "raw/{}-{route}-{}-{percent:03}-r{round}",
+                        target.label,
+                        ladder.name()
+                    );
+                    let point = self.rate_point(&running, &page, round, rate, fraction, &stem)?;
+                    invalid_in_a_row = if point.valid { 0 } else { invalid_in_a_row + 1 };
+                    let swept = self
+                        .app(index)
+                        .routes
+                        .iter_mut()
+                        .find(|r| &r.route == route);
+                    let swept = swept.expect("added by the closed-loop pass");
+                    match ladder {
+                        Ladder::Common => swept.common.push(point),
+                        Ladder::Own => swept.own.push(point),
+                    }
+                    self.progress.inc();
+                }
+                self.save()?;
+            }
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// The last pass: the connection sweep and the overload.
+    fn measure_once(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let options = self.options;
         self.progress
             .step(format!("{}: start, parity", target.label));
         let running = self.start(target, env, None)?;
         let idle_rss = rss_mib(running.pid());
-        self.app().idle_rss_mib = Some(idle_rss);
-        for route in &self.options.routes {
-            self.check_interrupted()?;
-            let swept = self.sweep_route(&running, target, route)?;
-            self.app().routes.push(swept);
-            self.save()?;
-        }
-        let page = self.route_page(&self.options.connection_route)?;
-        for &connections in &self.options.connection_levels {
+        self.app(index).idle_rss_mib = Some(idle_rss);
+        let page = self.route_page(&options.connection_route)?;
+        for &connections in &options.connection_levels {
             self.check_interrupted()?;
             self.progress.step(format!(
                 "{}: {connections} connections on {}",
                 target.label, page.route
             ));
-            let level = connection_level(&running, &page, connections, idle_rss, self.options)?;
-            self.app().connections.push(level);
+            let level = connection_level(&running, &page, connections, idle_rss, options)?;
+            self.app(index).connections.push(level);
             self.progress.inc();
             self.save()?;
         }
         self.check_interrupted()?;
         self.progress.step(format!("{}: overload", target.label));
-        let overload = self.overload(&running, target)?;
-        self.app().overload = overload;
+        let overload = self.overload(&running, index, target)?;
+        self.app(index).overload = overload;
         self.progress.inc();
         running.stop();
-        self.save()
+        Ok(())
     }
 
-    fn sweep_route(
-        &mut self,
+    /// The fair run's closed loop (oha at its connections) after a warm-up: req/s, and why
+    /// the run does not count (docs/spec.md §5.6) when it does not.
+    fn closed_loop_max(
+        &self,
         running: &RunningApp,
-        target: &Target,
-        route: &str,
-    ) -> Result<RouteSweep> {
-        let options = self.options;
-        let page = self.route_page(route)?;
-        self.progress
-            .step(format!("{} · {route} · closed-loop max", target.label));
-        let closed_loop = self.closed_loop_max(running, &page, &target.label)?;
-        if target.app.is_reference() && target.env.is_empty() {
-            self.go_closed_loop.insert(route.to_owned(), closed_loop);
-        }
-        self.progress.inc();
-        let go_max = *self
-            .go_closed_loop
-            .get(route)
-            .context("Go's closed-loop max was not measured")?;
-        let slo_ms = options.slo_ms[route];
-        let mut swept = RouteSweep {
-            route: route.to_owned(),
-            path: page.path.to_owned(),
-            slo_ms,
-            closed_loop_per_sec: closed_loop,
-            common: Vec::new(),
-            own: Vec::new(),
-        };
-        for (ladder, base, fractions) in [
-            ("common", go_max, &options.common_fractions),
-            ("own", closed_loop, &options.own_fractions),
-        ] {
-            let mut invalid_in_a_row = 0;
-            for &fraction in fractions {
-                self.check_interrupted()?;
-                if invalid_in_a_row >= INVALID_IN_A_ROW {
-                    self.progress.inc();
-                    continue;
-                }
-                let rate = (base * fraction).round().max(1.0);
-                self.progress.step(format!(
-                    "{} · {route} · {ladder} {:.0} % · {rate:.0} req/s",
-                    target.label,
-                    fraction * 100.0
-                ));
-                let stem = format!(
-                    "raw/{}-{route}-{ladder}-{:03}",
-                    target.label,
-                    (fraction * 100.0).round()
-                );
-                let point = self.rate_point(running, &page, rate, fraction, slo_ms, &stem)?;
-                invalid_in_a_row = if point.valid { 0 } else { invalid_in_a_row + 1 };
-                match ladder {
-                    "common" => swept.common.push(point),
-                    _ => swept.own.push(point),
-                }
-                self.progress.inc();
-            }
-        }
-        Ok(swept)
-    }
-
-    /// The fair run's closed loop (oha at its connections) after a warm-up: req/s.
-    fn closed_loop_max(&self, running: &RunningApp, page: &RoutePage, label: &str) -> Result<f64> {
+        page: &RoutePage,
+        label: &str,
+        round: u32,
+    ) -> Result<ClosedLoopRound> {
         let options = self.options;
         prepare_cache(running, page)?;
         let url = running.url(page.path);
         let raw = |what: &str| {
-            self.dir
-                .join(format!("raw/{label}-{}-closed-loop{what}.json", page.route))
+            self.dir.join(format!(
+                "raw/{label}-{}-closed-loop-r{round}{what}.json",
+                page.route
+            ))
         };
         let page_bytes = page.page.len() as u64;
         let load = |duration: Duration, what: &str| {
@@ -536,14 +658,13 @@ impl Sweeper<'_> {
             body_bytes: Some(page_bytes),
             writes: false,
         };
-        if let Some(reason) = admission(&run, expected, usage.connections_min) {
-            bail!(
-                "{label} {}: the closed-loop run does not count (docs/spec.md §5.6): {reason}; see {}",
-                page.route,
-                raw("").display()
-            );
-        }
-        Ok(run.requests_per_sec)
+        let not_counted = admission(&run, expected, usage.connections_min)
+            .map(|reason| format!("{reason}; see {}", raw("").display()));
+        Ok(ClosedLoopRound {
+            round,
+            per_sec: run.requests_per_sec,
+            not_counted,
+        })
     }
 
     /// One open-loop rate: the cache prepared, a warm-up at the rate, the measured run,
@@ -552,9 +673,9 @@ impl Sweeper<'_> {
         &self,
         running: &RunningApp,
         page: &RoutePage,
+        round: u32,
         rate: f64,
         fraction: f64,
-        slo_ms: f64,
         stem: &str,
     ) -> Result<RatePoint> {
         let options = self.options;
@@ -580,27 +701,45 @@ impl Sweeper<'_> {
             .generator_ceiling
             .as_ref()
             .is_some_and(|c| rate > CLIENT_BOUND_FRACTION * c.per_sec);
-        Ok(rate_point(
+        let cpus = &options.cpus;
+        let mut services_and_load = cpus.services.clone();
+        services_and_load.extend(&cpus.load);
+        services_and_load.sort_unstable();
+        services_and_load.dedup();
+        let cpu_busy = usage
+            .busy(&cpus.app)
+            .zip(usage.busy(&services_and_load))
+            .map(|(app, services_and_load)| CpuBusy {
+                app,
+                services_and_load,
+            });
+        let mut point = rate_point(
             &run,
-            rate,
-            fraction,
-            slo_ms,
+            (rate, fraction),
+            options.slo_ms[&page.route],
             &usage,
             client_bound,
             histogram_file,
-        ))
+        );
+        point.round = round;
+        point.cpu_busy = cpu_busy;
+        Ok(point)
     }
 
     /// Overload on the overload route, from the app's max sustainable rate there.
-    fn overload(&self, running: &RunningApp, target: &Target) -> Result<Option<Overload>> {
+    fn overload(
+        &self,
+        running: &RunningApp,
+        index: usize,
+        target: &Target,
+    ) -> Result<Option<Overload>> {
         let options = self.options;
         let route = &options.overload_route;
-        let Some(max) = self
-            .sweep
-            .apps
-            .last()
-            .and_then(|app| app.routes.iter().find(|r| &r.route == route))
-            .and_then(RouteSweep::max_sustainable)
+        let Some(max) = self.sweep.apps[index]
+            .routes
+            .iter()
+            .find(|r| &r.route == route)
+            .and_then(|r| r.max_sustainable(options.rounds))
         else {
             self.progress.say(format!(
                 "{}: no overload: no rate held on {route}",
@@ -648,6 +787,7 @@ impl Sweeper<'_> {
     /// level that killed it.
     fn measure_memory_limited(
         &mut self,
+        index: usize,
         target: &Target,
         env: &BTreeMap<String, String>,
     ) -> Result<()> {
@@ -657,7 +797,7 @@ impl Sweeper<'_> {
             &target.label.replace('+', "-"),
             limit,
         )?);
-        self.app().memory_limited = Some(MemoryLimited {
+        self.app(index).memory_limited = Some(MemoryLimited {
             limit_bytes: limit,
             mechanism: cgroup.mechanism().to_owned(),
             levels: Vec::new(),
@@ -688,7 +828,7 @@ impl Sweeper<'_> {
                     None => reason,
                 });
             }
-            let memory = self.app().memory_limited.as_mut().expect("set above");
+            let memory = self.app(index).memory_limited.as_mut().expect("set above");
             memory.levels.push(level);
             running = Some(app);
             self.progress.inc();
@@ -745,12 +885,11 @@ fn latency_ms(histogram: &Histogram<u64>) -> Latency {
     }
 }
 
-/// A run's numbers and whether the rate was held (docs/spec.md §8).
-#[allow(clippy::too_many_arguments)]
+/// A run's numbers and whether the rate was held (docs/spec.md §8), in round 1 and with no
+/// CPU shares: the caller knows those.
 fn rate_point(
     run: &OpenRun,
-    rate: f64,
-    fraction: f64,
+    (rate, fraction): (f64, f64),
     slo_ms: f64,
     usage: &Usage,
     client_bound: bool,
@@ -761,6 +900,7 @@ fn rate_point(
     let delivered_ratio = delivered(run) as f64 / target.max(1.0);
     let latency = latency_ms(&open_loop::histogram(&run.records));
     let send_delay = latency_ms(&open_loop::send_delay_histogram(&run.records));
+    let connection_wait = latency_ms(&open_loop::connection_wait_histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
     let per_request =
         |percent: f64| percent / 100.0 * usage.seconds * 1e6 / (run.completed.max(1) as f64);
@@ -788,6 +928,7 @@ fn rate_point(
     }
     let valid = reasons.is_empty();
     RatePoint {
+        round: 1,
         target_per_sec: rate,
         fraction,
         duration_secs: run.length.as_secs_f64(),
@@ -799,6 +940,7 @@ fn rate_point(
         within_slo: valid && latency.p99 <= slo_ms,
         latency_ms: latency,
         send_delay_ms: Some(send_delay),
+        connection_wait_ms: Some(connection_wait),
         answers,
         wrong_bodies,
         connections_opened: run.connections_opened,
@@ -806,6 +948,7 @@ fn rate_point(
         postgres_cpu_us_per_request: per_request(usage.postgres_cpu_percent),
         redis_cpu_us_per_request: per_request(usage.redis_cpu_percent),
         app_rss_max_mib: usage.app_rss_max_mib,
+        cpu_busy: None,
         client_bound,
         valid,
         invalid_reason: (!valid).then(|| reasons.join("; ")),

@@ -8,8 +8,10 @@ use super::document::machine_rows;
 use super::markdown::{Table, code_block, escape};
 use super::numbers;
 use super::sweep_charts;
+use crate::results::Latency;
 use crate::results::sweep::{
-    AppSweep, CLIENT_BOUND_FRACTION, ConnectionLevel, MemoryLimited, RatePoint, RouteSweep, Sweep,
+    AppSweep, CLIENT_BOUND_FRACTION, ConnectionLevel, Ladder, MemoryLimited, RatePoint, RouteSweep,
+    Rung, SERVICE_BOUND_BUSY, Sweep,
 };
 use crate::stack::apps::GO;
 use std::collections::BTreeMap;
@@ -30,12 +32,30 @@ pub fn markdown(sweep: &Sweep, charts: &[Chart]) -> String {
     .join("\n")
 }
 
-/// A route's runs of both ladders, in order of target rate: one curve of latency against
-/// rate.
+/// A route's rates of both ladders, each its median round's run, in order of target rate:
+/// one curve of latency against rate.
 pub fn ladder(route: &RouteSweep) -> Vec<&RatePoint> {
-    let mut points: Vec<&RatePoint> = route.common.iter().chain(&route.own).collect();
+    let mut points: Vec<&RatePoint> = route.rungs().iter().map(Rung::median_run).collect();
     points.sort_by(|a, b| a.target_per_sec.total_cmp(&b.target_per_sec));
     points
+}
+
+/// Every run of both ladders, every round's, with its ladder.
+fn runs(route: &RouteSweep) -> impl Iterator<Item = (Ladder, &RatePoint)> {
+    let common = route.common.iter().map(|p| (Ladder::Common, p));
+    common.chain(route.own.iter().map(|p| (Ladder::Own, p)))
+}
+
+/// ` †` when client-bound, ` ‡` when service-bound, both, or nothing.
+fn bound_marks(point: &RatePoint) -> String {
+    let mut marks = String::new();
+    if point.client_bound {
+        marks.push_str(" †");
+    }
+    if point.service_bound() {
+        marks.push_str(" ‡");
+    }
+    marks
 }
 
 /// Right answers per second: the target rate times the share of it delivered.
@@ -118,6 +138,10 @@ fn header(sweep: &Sweep) -> String {
         .clone()
         .unwrap_or_else(|| "not finished (the sweep was stopped)".to_owned());
     let routes: Vec<String> = s.routes.iter().map(|r| route_with_slo(sweep, r)).collect();
+    let rounds = match s.rounds {
+        1 => "1 round".to_owned(),
+        n => format!("{n} interleaved rounds (the apps in a rotated order each round)"),
+    };
     let quick = if s.quick { " (quick mode)" } else { "" };
     let levels: Vec<String> = s.connection_levels.iter().map(u32::to_string).collect();
     let plan = &s.overload;
@@ -134,8 +158,9 @@ fn header(sweep: &Sweep) -> String {
         (
             "rate ladders",
             format!(
-                "common: {} × Go's closed-loop max; own: {} × the app's own; {} arrivals; per \
-                 rate a {} s warm-up, then a {} s run{quick}",
+                "{rounds} of the closed-loop maxima, then as many of the ladders; common: {} × \
+                 Go's closed-loop max; own: {} × the app's own; {} arrivals; per rate a {} s \
+                 warm-up, then a {} s run{quick}",
                 fractions(&s.common_fractions),
                 fractions(&s.own_fractions),
                 s.arrivals,
@@ -196,15 +221,21 @@ fn how_to_read(sweep: &Sweep) -> String {
         "**How to read this.** Open loop: requests fall due at a fixed rate whatever the app \
          does, and each request's latency runs from the moment it fell due, so an app that \
          falls behind shows its queue in its percentiles (no coordinated omission). A rate is \
-         *sustained* when its run was valid (every answer right, at least 99 % of the target \
-         rate delivered, the accounting identity sent = completed + failed + in flight held, \
-         nothing over the {limit} ms latency limit) and its p99 was within the route's SLO. \
-         Rates above {share} of the open-loop generator's own ceiling measure the generator \
-         too: they are marked client-bound (†). This machine has {cores} cores shared by the \
-         app, PostgreSQL, Redis and the generator, so runs are noisy: compare apps within \
-         this sweep, not across sweeps.\n",
+         *held* in a round when that round's run was valid (every answer right, at least 99 % \
+         of the target rate delivered, the accounting identity sent = completed + failed + in \
+         flight held, nothing over the {limit} ms latency limit) and its p99 was within the \
+         route's SLO, and *sustained* when more than half of the {rounds} rounds held it; a \
+         rate's figures are its median round's (the run with the median p99). Rates above \
+         {share} of the open-loop generator's own ceiling measure the generator too: they are \
+         marked client-bound (†). Runs during which the CPUs of the services and the \
+         generator were at least {busy} busy are marked service-bound (‡): PostgreSQL, Redis \
+         or the generator set the pace there, not only the app. This machine has {cores} \
+         cores shared by the app, PostgreSQL, Redis and the generator, so runs are noisy: \
+         compare apps within this sweep, not across sweeps.\n",
         limit = sweep.settings.latency_limit_ms,
+        rounds = sweep.settings.rounds,
         share = numbers::share(CLIENT_BOUND_FRACTION),
+        busy = numbers::share(SERVICE_BOUND_BUSY),
         cores = sweep.machine.cores,
     )
 }
@@ -222,10 +253,10 @@ fn max_rates(sweep: &Sweep) -> String {
         let mut max_row = vec![app.label.clone()];
         let mut closed_loop_row = vec![app.label.clone()];
         for route in routes {
-            max_row.push(max_rate_cell(app, go, route));
+            max_row.push(max_rate_cell(app, go, route, sweep.settings.rounds));
             closed_loop_row.push(find_route(app, route).map_or_else(
                 || "—".to_owned(),
-                |r| numbers::per_sec(r.closed_loop_per_sec),
+                |r| closed_loop_cell(r, sweep.settings.rounds),
             ));
         }
         max.row(max_row);
@@ -234,45 +265,83 @@ fn max_rates(sweep: &Sweep) -> String {
     format!(
         "## Max rate under the SLO\n\n\
          Per app and route, the highest rate of either ladder that was sustained, in req/s; \
-         \"(n lower missed)\": that many lower rates were not sustained (a stall sank a run, \
-         or the app has a bad patch below its max: see the latency chart); in parentheses the \
-         ratio to Go's. \"none\": no rate was sustained; \"—\": the \
-         route was not measured (see *Failures*); †: client-bound.\n\n{}\n\
+         in parentheses the ratio to Go's, then each round's own highest held rate in round \
+         order (how far one round can mislead); \"n lower missed\": that many lower rates \
+         were not sustained (a stall sank runs, or the app has a bad patch below its max: see \
+         the latency chart). \"none\": no rate was sustained; \"—\": the route was not \
+         measured (see *Failures*); †: client-bound; ‡: service-bound.\n\n{}\n\
          The closed-loop max each app's own ladder is a fraction of (Go's is the common \
-         ladder's), req/s:\n\n{}",
+         ladder's), req/s: the median of the rounds whose run counted, then each round's (a \
+         run that does not count is listed under *Failures*).\n\n{}",
         max.to_markdown(),
         closed_loop.to_markdown()
     )
 }
 
-/// `4,500 (1.12×)`, `4,500 † (1.12×)` when client-bound, `none`, or `—`.
-fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str) -> String {
+/// `4,500 † (1.12×; rounds 4,500 / 6,000 / 2,000; 1 lower missed)`, `none (rounds …)`,
+/// or `—`.
+fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32) -> String {
     let Some(measured) = find_route(app, route).filter(|r| !ladder(r).is_empty()) else {
         return "—".to_owned();
     };
-    let Some(max) = measured.max_sustainable() else {
-        return "none".to_owned();
+    let mut notes = Vec::new();
+    let mut cell = match measured.max_sustainable(rounds) {
+        Some(max) => {
+            let rung = measured
+                .rungs()
+                .into_iter()
+                .find(|r| r.target_per_sec == max);
+            let marks = rung.map_or_else(String::new, |r| bound_marks(r.median_run()));
+            let go_max = go
+                .filter(|go| go.label != app.label)
+                .and_then(|go| find_route(go, route))
+                .and_then(|go| go.max_sustainable(rounds))
+                .filter(|go_max| *go_max > 0.0);
+            if let Some(go_max) = go_max {
+                notes.push(numbers::times(max / go_max));
+            }
+            format!("{}{marks}", numbers::per_sec(max))
+        }
+        None => "none".to_owned(),
     };
-    let mut cell = numbers::per_sec(max);
-    let client_bound = ladder(measured)
-        .iter()
-        .any(|p| p.target_per_sec == max && p.client_bound);
-    if client_bound {
-        cell.push_str(" †");
+    if rounds > 1 {
+        let each: Vec<String> = measured
+            .max_sustainable_by_round(rounds)
+            .into_iter()
+            .map(|max| max.map_or_else(|| "none".to_owned(), numbers::per_sec))
+            .collect();
+        notes.push(format!("rounds {}", each.join(" / ")));
     }
-    let misses = measured.misses_below_max();
+    let misses = measured.misses_below_max(rounds);
     if misses > 0 {
-        cell.push_str(&format!(" ({misses} lower missed)"));
+        notes.push(format!("{misses} lower missed"));
     }
-    let go_max = go
-        .filter(|go| go.label != app.label)
-        .and_then(|go| find_route(go, route))
-        .and_then(RouteSweep::max_sustainable)
-        .filter(|go_max| *go_max > 0.0);
-    if let Some(go_max) = go_max {
-        cell.push_str(&format!(" ({})", numbers::times(max / go_max)));
+    if !notes.is_empty() {
+        cell.push_str(&format!(" ({})", notes.join("; ")));
     }
     cell
+}
+
+/// `4,200 (3,900 / not counted / 4,800)`: the median of the rounds that counted, then each
+/// round's.
+fn closed_loop_cell(route: &RouteSweep, rounds: u32) -> String {
+    let median = if route.closed_loop_counted() {
+        numbers::per_sec(route.closed_loop_per_sec)
+    } else {
+        "not counted".to_owned()
+    };
+    if rounds < 2 || route.closed_loop_rounds.is_empty() {
+        return median;
+    }
+    let each: Vec<String> = route
+        .closed_loop_rounds
+        .iter()
+        .map(|run| match run.not_counted {
+            None => numbers::per_sec(run.per_sec),
+            Some(_) => "not counted".to_owned(),
+        })
+        .collect();
+    format!("{median} ({})", each.join(" / "))
 }
 
 /// The common ladder's fraction every app is compared at: 0.5 when the sweep ran it, else
@@ -291,86 +360,105 @@ fn same_fraction(a: f64, b: f64) -> bool {
 }
 
 fn equal_load(sweep: &Sweep) -> String {
+    let rounds = sweep.settings.rounds;
     let mut text = "## Cost at equal load\n\n".to_owned();
     let Some(fraction) = equal_load_fraction(&sweep.settings.common_fractions) else {
         text.push_str("This sweep ran no common rates.\n");
         return text;
     };
     text.push_str(&format!(
-        "Every app at the same rate, {fraction} × Go's closed-loop max on the route: its \
-         latency, the CPU time per request of the app, PostgreSQL and Redis (µs), and the app's \
-         peak memory. Delivered is right answers per second ÷ the target rate; send delay is \
-         the generator's own lateness (from a request's due time to when it took the request \
-         up, part of the latency; — in sweeps recorded before it was): a p99 that it explains \
-         is the generator's, not the app's; †: client-bound.\n\n"
+        "Every app at the same rate, {fraction} × Go's closed-loop max on the route, its \
+         median round: its latency (p99 with the lowest and highest of the rounds), the CPU \
+         time per request of the app, PostgreSQL and Redis (µs), and the app's peak memory. \
+         Delivered is right answers per second ÷ the target rate. Two parts of the latency \
+         are the generator's, not the app's: the send delay, from a request's due time to \
+         when the generator took it up, and the connection wait, from then to when it had a \
+         connection (an idle one, or one it opened, at most {connections}). *Services CPU \
+         busy* is how busy the CPUs that PostgreSQL, Redis and the generator share were \
+         (‡: service-bound). *Held* counts the rounds whose run was within the SLO. —: not \
+         recorded in this sweep, or not run; †: client-bound.\n\n",
+        connections = sweep.settings.max_connections,
     ));
     for route in &sweep.settings.routes {
-        let points: Vec<(&AppSweep, Option<&RatePoint>)> = sweep
+        let rungs: Vec<(&AppSweep, Option<Rung<'_>>)> = sweep
             .apps
             .iter()
             .map(|app| {
-                let point = find_route(app, route).and_then(|r| {
-                    r.common
-                        .iter()
-                        .find(|p| same_fraction(p.fraction, fraction))
+                let rung = find_route(app, route).and_then(|r| {
+                    r.rungs().into_iter().find(|rung| {
+                        rung.ladder == Ladder::Common && same_fraction(rung.fraction, fraction)
+                    })
                 });
-                (app, point)
+                (app, rung)
             })
             .collect();
-        match points.iter().find_map(|(_, point)| *point) {
-            Some(point) => text.push_str(&format!(
-                "### {} at {} req/s\n\n",
+        match rungs.iter().find_map(|(_, rung)| rung.as_ref()) {
+            Some(rung) => text.push_str(&format!(
+                "### {} at {} req/s{}\n\n",
                 escape(route),
-                numbers::per_sec(point.target_per_sec)
+                numbers::per_sec(rung.target_per_sec),
+                if rung.runs.iter().any(|run| run.client_bound) {
+                    " †"
+                } else {
+                    ""
+                }
             )),
             None => text.push_str(&format!("### {}\n\n", escape(route))),
         }
         let mut table = Table::new([
             "app",
-            "target req/s",
             "delivered",
             "p50 ms",
-            "p99 ms",
+            "p99 ms (rounds)",
             "send delay p99 ms",
+            "connection wait p99 ms",
             "app CPU µs/req",
             "PostgreSQL µs/req",
             "Redis µs/req",
             "RSS MiB",
-            "within SLO",
+            "services CPU busy",
+            "held",
         ])
-        .numbers(1..10);
-        for (app, point) in points {
-            let Some(p) = point else {
+        .numbers(1..11);
+        for (app, rung) in rungs {
+            let Some(rung) = rung else {
                 let mut row = vec![app.label.clone()];
-                row.extend(std::iter::repeat_n("—".to_owned(), 10));
+                row.extend(std::iter::repeat_n("—".to_owned(), 11));
                 table.row(row);
                 continue;
             };
-            let mut target = numbers::per_sec(p.target_per_sec);
-            if p.client_bound {
-                target.push_str(" †");
-            }
-            let within = if p.within_slo {
-                "yes"
-            } else if p.valid {
-                "no: p99 over the SLO"
+            let p = rung.median_run();
+            let (low, high) = rung.p99_range();
+            let p99 = if rung.runs.len() > 1 {
+                format!(
+                    "{} ({}–{})",
+                    numbers::ms(p.latency_ms.p99),
+                    numbers::ms(low),
+                    numbers::ms(high)
+                )
             } else {
-                "no: invalid"
+                numbers::ms(p.latency_ms.p99)
             };
+            let generator_p99 = |latency: Option<&Latency>| {
+                latency.map_or("—".to_owned(), |latency| numbers::ms(latency.p99))
+            };
+            let busy = p.cpu_busy.map_or("—".to_owned(), |busy| {
+                let mark = if p.service_bound() { " ‡" } else { "" };
+                format!("{}{mark}", numbers::percent(busy.services_and_load))
+            });
             table.row(vec![
                 app.label.clone(),
-                target,
                 numbers::percent(p.delivered_ratio),
                 numbers::ms(p.latency_ms.p50),
-                numbers::ms(p.latency_ms.p99),
-                p.send_delay_ms
-                    .as_ref()
-                    .map_or("—".to_owned(), |delay| numbers::ms(delay.p99)),
+                p99,
+                generator_p99(p.send_delay_ms.as_ref()),
+                generator_p99(p.connection_wait_ms.as_ref()),
                 format!("{:.1}", p.app_cpu_us_per_request),
                 format!("{:.1}", p.postgres_cpu_us_per_request),
                 format!("{:.1}", p.redis_cpu_us_per_request),
                 numbers::mib(p.app_rss_max_mib),
-                within.to_owned(),
+                busy,
+                format!("{} of {rounds}", rung.held()),
             ]);
         }
         text.push_str(&table.to_markdown());
@@ -596,8 +684,8 @@ fn generator_ceiling(sweep: &Sweep) -> String {
                 .apps
                 .iter()
                 .flat_map(|a| &a.routes)
-                .flat_map(ladder)
-                .filter(|p| p.client_bound)
+                .flat_map(runs)
+                .filter(|(_, p)| p.client_bound)
                 .count();
             format!(
                 "{} req/s: {}. Rates above {} of it ({} req/s) are marked client-bound (†); \
@@ -626,16 +714,15 @@ fn failures(sweep: &Sweep) -> String {
         text.push('\n');
     }
     let mut invalid =
-        Table::new(["app", "route", "ladder", "target req/s", "reason"]).numbers(3..4);
+        Table::new(["app", "route", "ladder", "round", "target req/s", "reason"]).numbers(3..5);
     for app in &sweep.apps {
         for route in &app.routes {
-            let common = route.common.iter().map(|p| ("common", p));
-            let own = route.own.iter().map(|p| ("own", p));
-            for (ladder, point) in common.chain(own).filter(|(_, p)| !p.valid) {
+            for (ladder, point) in runs(route).filter(|(_, p)| !p.valid) {
                 invalid.row(vec![
                     app.label.clone(),
                     route.route.clone(),
-                    ladder.to_owned(),
+                    ladder.name().to_owned(),
+                    point.round.to_string(),
                     numbers::per_sec(point.target_per_sec),
                     point
                         .invalid_reason
@@ -659,16 +746,16 @@ fn failures(sweep: &Sweep) -> String {
 }
 
 fn raw_data(sweep: &Sweep) -> String {
-    let mut table = Table::new(["app", "route", "run", "target req/s", "histogram"]).numbers(3..4);
+    let mut table =
+        Table::new(["app", "route", "run", "round", "target req/s", "histogram"]).numbers(3..5);
     for app in &sweep.apps {
         for route in &app.routes {
-            let common = route.common.iter().map(|p| ("common", p));
-            let own = route.own.iter().map(|p| ("own", p));
-            for (ladder, point) in common.chain(own).filter(|(_, p)| !p.histogram.is_empty()) {
+            for (ladder, point) in runs(route).filter(|(_, p)| !p.histogram.is_empty()) {
                 table.row(vec![
                     app.label.clone(),
                     route.route.clone(),
-                    ladder.to_owned(),
+                    ladder.name().to_owned(),
+                    point.round.to_string(),
                     numbers::per_sec(point.target_per_sec),
                     point.histogram.clone(),
                 ]);
@@ -679,6 +766,7 @@ fn raw_data(sweep: &Sweep) -> String {
                 app.label.clone(),
                 o.route.clone(),
                 "overload".to_owned(),
+                "—".to_owned(),
                 format!(
                     "{} → {}",
                     numbers::per_sec(o.base_per_sec),

@@ -3,7 +3,7 @@
 //! recovery, and the memory-limited connection sweep. Written atomically after every step;
 //! the sweep report is built from this file alone.
 
-use super::{CpuSets, Latency, Machine, read_json, write_json};
+use super::{CpuSets, Latency, Machine, median, read_json, write_json};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -28,6 +28,10 @@ pub struct Sweep {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepSettings {
     pub quick: bool,
+    /// Each app's closed-loop max and rate ladders are measured once per round, the apps
+    /// visited in a rotated order each round (one round in sweeps recorded before rounds).
+    #[serde(default = "one_round")]
+    pub rounds: u32,
     pub routes: Vec<String>,
     /// The latency objective per route (p99, ms): a rate is sustained when every request
     /// was answered right, ≥ 99 % of the target rate was delivered and p99 ≤ this.
@@ -85,6 +89,14 @@ pub struct GeneratorCeiling {
 /// Rates above this fraction of the generator's ceiling measure the generator too.
 pub const CLIENT_BOUND_FRACTION: f64 = 0.8;
 
+/// A run whose services' and load generator's CPUs were at least this busy was held back
+/// by them, not (only) by the app: it is marked service-bound.
+pub const SERVICE_BOUND_BUSY: f64 = 0.9;
+
+fn one_round() -> u32 {
+    1
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AppSweep {
     /// The app's name, or `name+KEY=VALUE` for a variant.
@@ -107,17 +119,37 @@ pub struct RouteSweep {
     pub route: String,
     pub path: String,
     pub slo_ms: f64,
-    /// The fair run's closed loop (oha, 50 connections) on this route: req/s.
+    /// The fair run's closed loop (oha, 50 connections) on this route: the median of the
+    /// req/s of the rounds that counted, which the own ladder's rates (and, for Go, the
+    /// common ones) are fractions of; 0 when none counted.
     pub closed_loop_per_sec: f64,
-    /// At fractions of Go's closed-loop max: the same rates for every app.
+    /// Each round's closed-loop run, in round order (empty in sweeps recorded before
+    /// rounds).
+    #[serde(default)]
+    pub closed_loop_rounds: Vec<ClosedLoopRound>,
+    /// At fractions of Go's closed-loop max: the same rates for every app. Every round's
+    /// runs, in the order they ran.
     pub common: Vec<RatePoint>,
-    /// At fractions of this app's closed-loop max.
+    /// At fractions of this app's closed-loop max, every round's runs.
     pub own: Vec<RatePoint>,
+}
+
+/// One round's closed-loop run on a route.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClosedLoopRound {
+    pub round: u32,
+    pub per_sec: f64,
+    /// Why the run does not count (docs/spec.md §5.6), with its raw output; `None` when it
+    /// counts.
+    pub not_counted: Option<String>,
 }
 
 /// One open-loop run at a fixed target rate.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RatePoint {
+    /// The round it ran in, from 1.
+    #[serde(default = "one_round")]
+    pub round: u32,
     pub target_per_sec: f64,
     /// The fraction of Go's (common) or the app's own (own) closed-loop max.
     pub fraction: f64,
@@ -140,6 +172,12 @@ pub struct RatePoint {
     /// recorded before it was).
     #[serde(default)]
     pub send_delay_ms: Option<Latency>,
+    /// From when the generator took each request up to when it had a connection for it
+    /// (an idle one, or a new one it opened), for the requests that got one: the wait the
+    /// generator's connection bound adds, part of `latency_ms` (none in sweeps recorded
+    /// before it was).
+    #[serde(default)]
+    pub connection_wait_ms: Option<Latency>,
     /// Every answer by status (`200`) or failure (`error: connect`, `error: latency limit`).
     pub answers: BTreeMap<String, u64>,
     /// 200s whose body was not the parity page.
@@ -149,6 +187,10 @@ pub struct RatePoint {
     pub postgres_cpu_us_per_request: f64,
     pub redis_cpu_us_per_request: f64,
     pub app_rss_max_mib: f64,
+    /// How busy the pinned CPU sets were during the run (none in sweeps recorded before it
+    /// was).
+    #[serde(default)]
+    pub cpu_busy: Option<CpuBusy>,
     /// Above [`CLIENT_BOUND_FRACTION`] of the generator's ceiling.
     pub client_bound: bool,
     /// Every answer right, delivered ≥ 99 %, accounting identity held, nothing over the
@@ -159,6 +201,83 @@ pub struct RatePoint {
     pub within_slo: bool,
     /// The latency histogram (HdrHistogram interval log, µs), relative to the sweep folder.
     pub histogram: String,
+}
+
+/// The share (0–1) of each CPU set's time that was not idle during a run, from
+/// `/proc/stat`: every process's and the kernel's time on those CPUs.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct CpuBusy {
+    pub app: f64,
+    /// The services' and the load generator's CPUs (one CPU on a 2-core machine).
+    pub services_and_load: f64,
+}
+
+impl RatePoint {
+    /// Its services' and generator's CPUs were at least [`SERVICE_BOUND_BUSY`] busy.
+    pub fn service_bound(&self) -> bool {
+        self.cpu_busy
+            .is_some_and(|busy| busy.services_and_load >= SERVICE_BOUND_BUSY)
+    }
+}
+
+/// Which ladder a rate belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ladder {
+    /// Fractions of Go's closed-loop max.
+    Common,
+    /// Fractions of the app's own.
+    Own,
+}
+
+impl Ladder {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ladder::Common => "common",
+            Ladder::Own => "own",
+        }
+    }
+}
+
+/// One rate of a ladder over the sweep's rounds.
+#[derive(Debug, Clone)]
+pub struct Rung<'a> {
+    pub ladder: Ladder,
+    pub target_per_sec: f64,
+    pub fraction: f64,
+    /// Its run in each round that ran it, in round order: a round's ladder stops after two
+    /// invalid rates in a row, so the highest rates may have fewer runs than rounds.
+    pub runs: Vec<&'a RatePoint>,
+}
+
+impl<'a> Rung<'a> {
+    /// The rounds whose run was sustained (valid, p99 within the SLO).
+    pub fn held(&self) -> usize {
+        self.runs.iter().filter(|run| run.within_slo).count()
+    }
+
+    /// Held in more than half of `rounds`; a round that did not run the rate did not hold it.
+    pub fn sustained(&self, rounds: u32) -> bool {
+        2 * self.held() > rounds.max(1) as usize
+    }
+
+    /// The run with the median p99 (the higher of the middle two for an even count, as a
+    /// rate two rounds ran is sustained only when both held it): the rung's figures in
+    /// tables and charts.
+    pub fn median_run(&self) -> &'a RatePoint {
+        let mut runs = self.runs.clone();
+        runs.sort_by(|a, b| a.latency_ms.p99.total_cmp(&b.latency_ms.p99));
+        runs[runs.len() / 2]
+    }
+
+    /// The lowest and highest p99 of its runs.
+    pub fn p99_range(&self) -> (f64, f64) {
+        self.runs
+            .iter()
+            .map(|run| run.latency_ms.p99)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), p99| {
+                (low.min(p99), high.max(p99))
+            })
+    }
 }
 
 /// One closed-loop level of the connection sweep (the harness's client, bodies checked).
@@ -226,27 +345,84 @@ pub struct OverloadSecond {
 }
 
 impl RouteSweep {
-    /// The highest rate of either ladder sustained (valid, p99 within the SLO).
-    pub fn max_sustainable(&self) -> Option<f64> {
-        self.common
+    /// The rates of both ladders, common first, each in the order its first round ran them,
+    /// with every round's run.
+    pub fn rungs(&self) -> Vec<Rung<'_>> {
+        let mut rungs: Vec<Rung<'_>> = Vec::new();
+        for (ladder, points) in [(Ladder::Common, &self.common), (Ladder::Own, &self.own)] {
+            for point in points {
+                match rungs
+                    .iter_mut()
+                    .find(|r| r.ladder == ladder && r.target_per_sec == point.target_per_sec)
+                {
+                    Some(rung) => rung.runs.push(point),
+                    None => rungs.push(Rung {
+                        ladder,
+                        target_per_sec: point.target_per_sec,
+                        fraction: point.fraction,
+                        runs: vec![point],
+                    }),
+                }
+            }
+        }
+        rungs
+    }
+
+    /// The highest rate of either ladder sustained in more than half of `rounds`.
+    pub fn max_sustainable(&self, rounds: u32) -> Option<f64> {
+        self.rungs()
             .iter()
-            .chain(&self.own)
-            .filter(|p| p.within_slo)
-            .map(|p| p.target_per_sec)
+            .filter(|rung| rung.sustained(rounds))
+            .map(|rung| rung.target_per_sec)
             .max_by(f64::total_cmp)
     }
 
+    /// Each round's highest sustained rate, in round order (`None` for a round that
+    /// sustained none): the spread behind [`RouteSweep::max_sustainable`].
+    pub fn max_sustainable_by_round(&self, rounds: u32) -> Vec<Option<f64>> {
+        (1..=rounds)
+            .map(|round| {
+                self.common
+                    .iter()
+                    .chain(&self.own)
+                    .filter(|p| p.round == round && p.within_slo)
+                    .map(|p| p.target_per_sec)
+                    .max_by(f64::total_cmp)
+            })
+            .collect()
+    }
+
     /// Rates below the max sustainable one that were not sustained: on a noisy machine a
-    /// stall can sink one run, and a reader should see that the curve was not clean.
-    pub fn misses_below_max(&self) -> usize {
-        let Some(max) = self.max_sustainable() else {
+    /// stall can sink a run, and a reader should see that the curve was not clean.
+    pub fn misses_below_max(&self, rounds: u32) -> usize {
+        let Some(max) = self.max_sustainable(rounds) else {
             return 0;
         };
-        self.common
+        self.rungs()
             .iter()
-            .chain(&self.own)
-            .filter(|p| p.target_per_sec < max && !p.within_slo)
+            .filter(|rung| rung.target_per_sec < max && !rung.sustained(rounds))
             .count()
+    }
+
+    /// Records a round's closed-loop run; the max the ladders use is the median of the
+    /// runs that count.
+    pub fn add_closed_loop_round(&mut self, run: ClosedLoopRound) {
+        self.closed_loop_rounds.push(run);
+        let counted = self
+            .closed_loop_rounds
+            .iter()
+            .filter(|run| run.not_counted.is_none())
+            .map(|run| run.per_sec);
+        self.closed_loop_per_sec = median(counted).map_or(0.0, |(median, _)| median);
+    }
+
+    /// Whether any round's closed-loop run counted (else the route has no ladder).
+    pub fn closed_loop_counted(&self) -> bool {
+        self.closed_loop_rounds.is_empty()
+            || self
+                .closed_loop_rounds
+                .iter()
+                .any(|run| run.not_counted.is_none())
     }
 }
 
@@ -270,13 +446,22 @@ impl Sweep {
                 problems.push(format!("{}: {error}", app.label));
             }
             for route in &app.routes {
+                for run in &route.closed_loop_rounds {
+                    if let Some(reason) = &run.not_counted {
+                        problems.push(format!(
+                            "{} {} closed loop, round {}: does not count: {reason}",
+                            app.label, route.route, run.round
+                        ));
+                    }
+                }
                 for point in route.common.iter().chain(&route.own) {
                     if point.sent != point.completed + point.failed + point.in_flight {
                         problems.push(format!(
-                            "{} {} at {:.0}/s: sent {} ≠ completed {} + failed {} + in flight {}",
+                            "{} {} at {:.0}/s, round {}: sent {} ≠ completed {} + failed {} + in flight {}",
                             app.label,
                             route.route,
                             point.target_per_sec,
+                            point.round,
                             point.sent,
                             point.completed,
                             point.failed,
@@ -285,8 +470,12 @@ impl Sweep {
                     }
                     if point.wrong_bodies > 0 {
                         problems.push(format!(
-                            "{} {} at {:.0}/s: {} wrong bodies",
-                            app.label, route.route, point.target_per_sec, point.wrong_bodies
+                            "{} {} at {:.0}/s, round {}: {} wrong bodies",
+                            app.label,
+                            route.route,
+                            point.target_per_sec,
+                            point.round,
+                            point.wrong_bodies
                         ));
                     }
                 }
@@ -300,8 +489,9 @@ impl Sweep {
 mod tests {
     use super::*;
 
-    fn point(rate: f64, within_slo: bool) -> RatePoint {
+    fn point(round: u32, rate: f64, within_slo: bool, p99: f64) -> RatePoint {
         RatePoint {
+            round,
             target_per_sec: rate,
             fraction: 0.0,
             duration_secs: 1.0,
@@ -310,8 +500,12 @@ mod tests {
             failed: 0,
             in_flight: 0,
             delivered_ratio: 1.0,
-            latency_ms: Latency::default(),
+            latency_ms: Latency {
+                p99,
+                ..Latency::default()
+            },
             send_delay_ms: None,
+            connection_wait_ms: None,
             answers: BTreeMap::new(),
             wrong_bodies: 0,
             connections_opened: 0,
@@ -319,6 +513,7 @@ mod tests {
             postgres_cpu_us_per_request: 0.0,
             redis_cpu_us_per_request: 0.0,
             app_rss_max_mib: 0.0,
+            cpu_busy: None,
             client_bound: false,
             valid: within_slo,
             invalid_reason: None,
@@ -327,24 +522,106 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_max_sustainable_rate_is_the_highest_sustained_with_misses_below_counted() {
-        let route = RouteSweep {
+    fn route(common: Vec<RatePoint>, own: Vec<RatePoint>) -> RouteSweep {
+        RouteSweep {
             route: "detail".to_owned(),
             path: "/".to_owned(),
             slo_ms: 50.0,
             closed_loop_per_sec: 1000.0,
-            common: vec![point(100.0, true), point(300.0, false), point(500.0, true)],
-            own: vec![point(250.0, true), point(200.0, true), point(600.0, false)],
-        };
-        assert_eq!(route.max_sustainable(), Some(500.0));
-        assert_eq!(route.misses_below_max(), 1);
+            closed_loop_rounds: Vec::new(),
+            common,
+            own,
+        }
+    }
+
+    #[test]
+    fn one_round_the_max_sustainable_rate_is_the_highest_sustained_with_misses_below_counted() {
+        let route = route(
+            vec![
+                point(1, 100.0, true, 1.0),
+                point(1, 300.0, false, 90.0),
+                point(1, 500.0, true, 9.0),
+            ],
+            vec![
+                point(1, 250.0, true, 3.0),
+                point(1, 200.0, true, 2.0),
+                point(1, 600.0, false, 80.0),
+            ],
+        );
+        assert_eq!(route.max_sustainable(1), Some(500.0));
+        assert_eq!(route.misses_below_max(1), 1);
         let none = RouteSweep {
-            common: vec![point(100.0, false)],
+            common: vec![point(1, 100.0, false, 70.0)],
             own: Vec::new(),
             ..route
         };
-        assert_eq!(none.max_sustainable(), None);
-        assert_eq!(none.misses_below_max(), 0);
+        assert_eq!(none.max_sustainable(1), None);
+        assert_eq!(none.misses_below_max(1), 0);
+    }
+
+    #[test]
+    fn over_rounds_a_rate_is_sustained_when_more_than_half_the_rounds_held_it() {
+        // 400/s held in rounds 1 and 3, 800/s only in round 2, 1,000/s never run in round 3
+        // (its ladder stopped early) and held once.
+        let route = route(
+            vec![
+                point(1, 400.0, true, 5.0),
+                point(1, 800.0, false, 60.0),
+                point(1, 1000.0, true, 8.0),
+                point(2, 400.0, false, 70.0),
+                point(2, 800.0, true, 9.0),
+                point(2, 1000.0, false, 90.0),
+                point(3, 400.0, true, 4.0),
+                point(3, 800.0, false, 99.0),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(route.max_sustainable(3), Some(400.0));
+        assert_eq!(
+            route.max_sustainable_by_round(3),
+            [Some(1000.0), Some(800.0), Some(400.0)]
+        );
+        let rungs = route.rungs();
+        assert_eq!(rungs.len(), 3);
+        assert_eq!(rungs[0].held(), 2);
+        assert_eq!(rungs[2].runs.len(), 2);
+        assert!(!rungs[2].sustained(3), "1 of 3 rounds, one not run");
+        assert_eq!(rungs[1].median_run().latency_ms.p99, 60.0);
+        assert_eq!(rungs[1].p99_range(), (9.0, 99.0));
+        assert_eq!(
+            rungs[2].median_run().latency_ms.p99,
+            90.0,
+            "higher middle of two"
+        );
+        // Two rounds: both must hold, and no rate was held in rounds 1 and 2.
+        let two_rounds = RouteSweep {
+            common: route
+                .common
+                .iter()
+                .filter(|p| p.round <= 2)
+                .cloned()
+                .collect(),
+            ..route.clone()
+        };
+        assert_eq!(two_rounds.max_sustainable(2), None);
+        assert_eq!(two_rounds.max_sustainable(1), Some(1000.0));
+    }
+
+    #[test]
+    fn the_closed_loop_max_is_the_median_of_the_rounds_that_counted() {
+        let mut route = route(Vec::new(), Vec::new());
+        let run = |round, per_sec, not_counted: Option<&str>| ClosedLoopRound {
+            round,
+            per_sec,
+            not_counted: not_counted.map(str::to_owned),
+        };
+        route.add_closed_loop_round(run(1, 500.0, Some("the app held 27 of 50 connections")));
+        assert_eq!(route.closed_loop_per_sec, 0.0);
+        assert!(!route.closed_loop_counted());
+        for (round, per_sec) in [(2, 2401.0), (3, 7998.0), (4, 3925.0)] {
+            route.add_closed_loop_round(run(round, per_sec, None));
+        }
+        assert_eq!(route.closed_loop_per_sec, 3925.0);
+        assert!(route.closed_loop_counted());
     }
 }

@@ -26,6 +26,44 @@ pub fn stat(pid: u32) -> Option<Stat> {
     })
 }
 
+/// One CPU's time from `/proc/stat`, in clock ticks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuTime {
+    pub busy: u64,
+    /// Busy plus idle and waiting for I/O.
+    pub total: u64,
+}
+
+/// Every CPU's time so far, indexed by CPU number (`cpuN` lines of `/proc/stat`).
+pub fn cpu_times() -> Vec<CpuTime> {
+    let text = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let mut times = Vec::new();
+    for line in text.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(cpu) = fields
+            .next()
+            .and_then(|name| name.strip_prefix("cpu")?.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        // user nice system idle iowait irq softirq steal; guest time is already in user.
+        let ticks: Vec<u64> = fields.take(8).filter_map(|f| f.parse().ok()).collect();
+        if ticks.len() < 8 {
+            continue;
+        }
+        let idle = ticks[3] + ticks[4];
+        let total: u64 = ticks.iter().sum();
+        if times.len() <= cpu {
+            times.resize(cpu + 1, CpuTime::default());
+        }
+        times[cpu] = CpuTime {
+            busy: total - idle,
+            total,
+        };
+    }
+    times
+}
+
 /// `pid` and all its descendants.
 pub fn process_tree(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();

@@ -51,7 +51,7 @@ fn start_stalling_server() -> String {
 
 /// Five seconds of `GET path` at `rate` after `warmup`, with at most `max_connections`:
 /// every request accounted for, none failed, each answered with `page`. Returns the
-/// latencies and the generator's send delays.
+/// latencies, the generator's send delays and the waits for a connection.
 fn five_seconds(
     addr: &str,
     path: &str,
@@ -59,7 +59,7 @@ fn five_seconds(
     rate: f64,
     warmup: Duration,
     max_connections: u32,
-) -> (Histogram<u64>, Histogram<u64>) {
+) -> (Histogram<u64>, Histogram<u64>, Histogram<u64>) {
     // The warm-up's requests are sent, and left out of every count below.
     let plan = Plan {
         max_connections,
@@ -72,9 +72,11 @@ fn five_seconds(
     assert_eq!(run.records.len() as u64, run.sent);
     assert_eq!((run.failed, run.in_flight), (0, 0));
     assert!(run.records.iter().all(|r| r.answer == Answer::Page));
+    assert!(run.records.iter().all(|r| r.connection_wait.is_some()));
     (
         open_loop::histogram(&run.records),
         open_loop::send_delay_histogram(&run.records),
+        open_loop::connection_wait_histogram(&run.records),
     )
 }
 
@@ -90,7 +92,7 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
     let rate = 1000.0;
 
     // Enough connections that none waits for one: the stall itself is measured.
-    let (latencies, send_delays) =
+    let (latencies, send_delays, connection_waits) =
         five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 256);
     let (p90, p99) = (ms(&latencies, 0.90), ms(&latencies, 0.99));
     assert!((80.0..=100.0).contains(&p99), "open-loop p99 {p99} ms");
@@ -102,16 +104,27 @@ fn the_open_loop_sees_the_stall_the_closed_loop_hides() {
         send_delay_p99 < 50.0,
         "the generator's send delay p99 {send_delay_p99} ms"
     );
-
-    // Four connections: requests due during the stall wait in the generator, and their
-    // latency still runs from when they fell due.
-    let p99 = ms(
-        &five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 4).0,
-        0.99,
+    // With a connection to spare for every request in a stall, none waits for one.
+    let connection_wait_p99 = ms(&connection_waits, 0.99);
+    assert!(
+        connection_wait_p99 < 10.0,
+        "connection wait p99 with 256 connections {connection_wait_p99} ms"
     );
+
+    // Four connections: requests due during the stall wait in the generator for one of
+    // the four, and their latency still runs from when they fell due; the wait for a
+    // connection is where that time goes, so its p99 is most of the latency's.
+    let (latencies, _, connection_waits) =
+        five_seconds(&addr, "/", BODY, rate, Duration::from_secs(1), 4);
+    let p99 = ms(&latencies, 0.99);
     assert!(
         (80.0..=110.0).contains(&p99),
         "open-loop p99 with 4 connections {p99} ms"
+    );
+    let connection_wait_p99 = ms(&connection_waits, 0.99);
+    assert!(
+        connection_wait_p99 > p99 / 2.0,
+        "connection wait p99 with 4 connections {connection_wait_p99} ms, latency p99 {p99} ms"
     );
 
     // A closed loop at four connections sends only four requests into each stall.
@@ -158,7 +171,7 @@ fn the_open_loop_agrees_with_oha() {
     five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
     let (mut ours, mut oha) = (Vec::new(), Vec::new());
     for _ in 0..5 {
-        let (run, _) = five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
+        let (run, _, _) = five_seconds(&addr, path, &page, rate, Duration::ZERO, connections);
         ours.push((ms(&run, 0.50), ms(&run, 0.99)));
         let output = Command::new("oha")
             .args(["--no-tui", "--output-format", "json", "-z", "5s"])

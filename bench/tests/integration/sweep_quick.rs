@@ -1,6 +1,6 @@
-//! `blogbench sweep --quick` end to end on Go and axum-sqlx, with the memory-limited sweep
-//! (root: a memory cgroup) and Go's `GOMEMLIMIT` variant. About three minutes; the only test
-//! in this binary, as it times latencies.
+//! `blogbench sweep --quick` end to end on Go and axum-sqlx, in two rounds, with the
+//! memory-limited sweep (root: a memory cgroup) and Go's `GOMEMLIMIT` variant. About five
+//! minutes; it runs alone (`common::serial`), as it times latencies.
 
 use crate::common;
 use bench::results::sweep::Sweep;
@@ -22,11 +22,22 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(output.status.success(), "sweep failed:\n{text}");
-    let dir = common::run_folder(results.path(), "sweep.json").expect("a sweep-<id> folder");
+    let dir = common::run_folder(results.path(), "sweep.json")
+        .unwrap_or_else(|| panic!("no sweep-<id> folder:\n{text}"));
     let sweep = Sweep::load(&dir.join("sweep.json")).unwrap();
     assert!(sweep.finished_at.is_some() && sweep.settings.quick);
-    assert!(sweep.problems().is_empty(), "{:?}", sweep.problems());
+    assert_eq!(sweep.settings.rounds, 2);
+    // A closed-loop run whose app did not hold all 50 connections (seen now and then on
+    // this 2-core machine in a 2 s run) is a failure of the sweep: recorded, left out of the
+    // route's median, and the exit status says so (docs/spec.md §8.2). Nothing else may go
+    // wrong.
+    let problems = sweep.problems();
+    let others: Vec<&String> = problems
+        .iter()
+        .filter(|p| !p.contains(" closed loop, round "))
+        .collect();
+    assert!(others.is_empty(), "{others:?}\n{text}");
+    assert_eq!(output.status.success(), problems.is_empty(), "{text}");
     assert!(sweep.generator_ceiling.as_ref().unwrap().per_sec > 1000.0);
     let labels: Vec<&str> = sweep.apps.iter().map(|a| a.label.as_str()).collect();
     // Go first even when not asked for: the common rates are fractions of its max.
@@ -44,7 +55,14 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
         );
         for route in &app.routes {
             assert!(route.closed_loop_per_sec > 0.0, "{name} {}", route.route);
-            let first = &route.common[0];
+            assert_eq!(route.closed_loop_rounds.len(), 2, "{name} {}", route.route);
+            // Every round ran the same rates: two per ladder, each in both rounds.
+            let rungs = route.rungs();
+            assert_eq!(rungs.len(), 4, "{name} {}", route.route);
+            for rung in &rungs {
+                let rounds: Vec<u32> = rung.runs.iter().map(|run| run.round).collect();
+                assert_eq!(rounds, [1, 2], "{name} {} {rung:?}", route.route);
+            }
             for point in route.common.iter().chain(&route.own) {
                 assert_eq!(
                     point.sent,
@@ -58,16 +76,22 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
             // A quarter of Go's max is well within every app's reach on this machine: every
             // answer right and nearly all in on time (a stall of the shared machine at the
             // run's end can hold a few answers past it, so not the 99 % gate itself).
-            assert_eq!(first.fraction, 0.25);
-            assert!(
-                first.failed == 0
-                    && first.answers.keys().all(|a| a == "200")
-                    && first.delivered_ratio >= 0.95,
-                "{name} {} at {:.0}/s: {:?}",
-                route.route,
-                first.target_per_sec,
-                first.invalid_reason
-            );
+            for first in rungs[0].runs.iter() {
+                assert_eq!(first.fraction, 0.25);
+                assert!(
+                    first.failed == 0
+                        && first.answers.keys().all(|a| a == "200")
+                        && first.delivered_ratio >= 0.95,
+                    "{name} {} at {:.0}/s, round {}: {:?}",
+                    route.route,
+                    first.target_per_sec,
+                    first.round,
+                    first.invalid_reason
+                );
+                let busy = first.cpu_busy.expect("CPU shares recorded");
+                assert!(busy.app > 0.0 && busy.services_and_load > 0.0, "{busy:?}");
+                assert!(first.connection_wait_ms.is_some());
+            }
         }
         let detail = app.routes.iter().find(|r| r.route == "detail").unwrap();
         // The common rates are Go's, for every app.
@@ -75,10 +99,10 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
             detail.common[0].target_per_sec,
             (go_detail_max * 0.25).round()
         );
-        // One 2 s run per rate: a stall on a 2-core machine can sink every detail rate
+        // Two 2 s runs per rate: stalls on a 2-core machine can sink every detail rate
         // (docs/spec.md §8.7), but not every rate of every route.
         assert!(
-            app.routes.iter().any(|r| r.max_sustainable().is_some()),
+            app.routes.iter().any(|r| r.max_sustainable(2).is_some()),
             "{name}: no route sustained any rate"
         );
         let levels: Vec<u32> = app.connections.iter().map(|l| l.connections).collect();
