@@ -59,6 +59,12 @@ const INHERITED_ENV: [&str; 6] = [
     "GOMAXPROCS",
 ];
 
+/// The apps' order in `round` (from 1): each round starts one app later, so no app always
+/// runs first or last.
+pub fn rotated(count: usize, round: u32) -> impl Iterator<Item = usize> {
+    (0..count).map(move |offset| (offset + round as usize - 1) % count)
+}
+
 /// What the harness sets for every app it loads (the same for the pacer), then what it
 /// passes on from its own environment.
 pub fn harness_env(app_cpus: &[usize]) -> BTreeMap<String, String> {
@@ -175,9 +181,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     cx.baseline_connections = cx.blogbench_connections()?;
     cx.measure_ceilings(page_scripts)?;
     'rounds: for round in 1..=options.rounds {
-        // Each round starts one app later, so no app always runs first or last.
-        let count = options.apps.len();
-        for index in (0..count).map(|offset| (offset + round as usize - 1) % count) {
+        for index in rotated(options.apps.len(), round) {
             if interrupted.load(Ordering::SeqCst) {
                 break 'rounds;
             }

@@ -1,6 +1,8 @@
 //! CPU and memory of the app (its whole process tree), PostgreSQL and Redis during a run,
 //! sampled from `/proc` five times a second, and the connections the app held.
 
+use crate::results::sweep::CpuBusy;
+use crate::stack::cpus::CpuSplit;
 use crate::stack::processes::{
     clock_ticks, connections_held, cpu_times, pids_named, process_tree, stat,
 };
@@ -29,6 +31,17 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// How busy the split's app CPUs and its services' and generator's CPUs were; `None`
+    /// when `/proc/stat` had neither.
+    pub fn cpu_busy(&self, cpus: &CpuSplit) -> Option<CpuBusy> {
+        let app = self.busy(&cpus.app)?;
+        let services_and_load = self.busy(&cpus.services_and_load())?;
+        Some(CpuBusy {
+            app,
+            services_and_load,
+        })
+    }
+
     /// The mean busy share of `cpus`; `None` when `/proc/stat` had none of them.
     pub fn busy(&self, cpus: &[usize]) -> Option<f64> {
         let shares: Vec<f64> = cpus

@@ -14,7 +14,7 @@
 //! of one. `sweep.json` is saved after every step.
 
 use super::admission::{Expected, admission};
-use super::batch::{harness_env, seeded_database};
+use super::batch::{harness_env, rotated, seeded_database};
 use super::ceilings::StaticServer;
 use super::client::{Answer, Load, Pace, Workload};
 use super::loadgen::Loadgen;
@@ -176,11 +176,11 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     for target in &options.targets {
         sweeper.push_app(target)?;
     }
-    for pass in [Pass::ClosedLoop, Pass::Ladders] {
+    'passes: for pass in [Pass::ClosedLoop, Pass::Ladders] {
         for round in 1..=options.rounds {
             for index in rotated(options.targets.len(), round) {
                 if interrupted.load(Ordering::SeqCst) {
-                    break;
+                    break 'passes;
                 }
                 sweeper.visit(index, pass, round)?;
             }
@@ -203,12 +203,6 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     sweeper.sweep.finished_at = Some(now());
     sweeper.save()?;
     Ok(sweeper.dir)
-}
-
-/// The apps' order in `round`: each round starts one app later, so no app always runs
-/// first or last.
-fn rotated(count: usize, round: u32) -> impl Iterator<Item = usize> {
-    (0..count).map(move |offset| (offset + round as usize - 1) % count)
 }
 
 /// What a visit to an app measures.
@@ -701,29 +695,19 @@ impl Sweeper<'_> {
             .generator_ceiling
             .as_ref()
             .is_some_and(|c| rate > CLIENT_BOUND_FRACTION * c.per_sec);
-        let cpus = &options.cpus;
-        let mut services_and_load = cpus.services.clone();
-        services_and_load.extend(&cpus.load);
-        services_and_load.sort_unstable();
-        services_and_load.dedup();
-        let cpu_busy = usage
-            .busy(&cpus.app)
-            .zip(usage.busy(&services_and_load))
-            .map(|(app, services_and_load)| CpuBusy {
-                app,
-                services_and_load,
-            });
-        let mut point = rate_point(
+        Ok(rate_point(
             &run,
-            (rate, fraction),
+            Scheduled {
+                round,
+                rate,
+                fraction,
+            },
             options.slo_ms[&page.route],
             &usage,
+            usage.cpu_busy(&options.cpus),
             client_bound,
             histogram_file,
-        );
-        point.round = round;
-        point.cpu_busy = cpu_busy;
-        Ok(point)
+        ))
     }
 
     /// Overload on the overload route, from the app's max sustainable rate there.
@@ -885,13 +869,25 @@ fn latency_ms(histogram: &Histogram<u64>) -> Latency {
     }
 }
 
-/// A run's numbers and whether the rate was held (docs/spec.md §8), in round 1 and with no
-/// CPU shares: the caller knows those.
+/// Where a run sits in the sweep: its round, its target rate and the fraction of a
+/// closed-loop max that rate is.
+struct Scheduled {
+    round: u32,
+    rate: f64,
+    fraction: f64,
+}
+
+/// A run's numbers and whether the rate was held (docs/spec.md §8).
 fn rate_point(
     run: &OpenRun,
-    (rate, fraction): (f64, f64),
+    Scheduled {
+        round,
+        rate,
+        fraction,
+    }: Scheduled,
     slo_ms: f64,
     usage: &Usage,
+    cpu_busy: Option<CpuBusy>,
     client_bound: bool,
     histogram: String,
 ) -> RatePoint {
@@ -928,7 +924,7 @@ fn rate_point(
     }
     let valid = reasons.is_empty();
     RatePoint {
-        round: 1,
+        round,
         target_per_sec: rate,
         fraction,
         duration_secs: run.length.as_secs_f64(),
@@ -948,7 +944,7 @@ fn rate_point(
         postgres_cpu_us_per_request: per_request(usage.postgres_cpu_percent),
         redis_cpu_us_per_request: per_request(usage.redis_cpu_percent),
         app_rss_max_mib: usage.app_rss_max_mib,
-        cpu_busy: None,
+        cpu_busy,
         client_bound,
         valid,
         invalid_reason: (!valid).then(|| reasons.join("; ")),

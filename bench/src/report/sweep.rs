@@ -40,12 +40,6 @@ pub fn ladder(route: &RouteSweep) -> Vec<&RatePoint> {
     points
 }
 
-/// Every run of both ladders, every round's, with its ladder.
-fn runs(route: &RouteSweep) -> impl Iterator<Item = (Ladder, &RatePoint)> {
-    let common = route.common.iter().map(|p| (Ladder::Common, p));
-    common.chain(route.own.iter().map(|p| (Ladder::Own, p)))
-}
-
 /// ` †` when client-bound, ` ‡` when service-bound, both, or nothing.
 fn bound_marks(point: &RatePoint) -> String {
     let mut marks = String::new();
@@ -684,7 +678,7 @@ fn generator_ceiling(sweep: &Sweep) -> String {
                 .apps
                 .iter()
                 .flat_map(|a| &a.routes)
-                .flat_map(runs)
+                .flat_map(RouteSweep::runs)
                 .filter(|(_, p)| p.client_bound)
                 .count();
             format!(
@@ -717,7 +711,7 @@ fn failures(sweep: &Sweep) -> String {
         Table::new(["app", "route", "ladder", "round", "target req/s", "reason"]).numbers(3..5);
     for app in &sweep.apps {
         for route in &app.routes {
-            for (ladder, point) in runs(route).filter(|(_, p)| !p.valid) {
+            for (ladder, point) in route.runs().filter(|(_, p)| !p.valid) {
                 invalid.row(vec![
                     app.label.clone(),
                     route.route.clone(),
@@ -750,7 +744,7 @@ fn raw_data(sweep: &Sweep) -> String {
         Table::new(["app", "route", "run", "round", "target req/s", "histogram"]).numbers(3..5);
     for app in &sweep.apps {
         for route in &app.routes {
-            for (ladder, point) in runs(route).filter(|(_, p)| !p.histogram.is_empty()) {
+            for (ladder, point) in route.runs().filter(|(_, p)| !p.histogram.is_empty()) {
                 table.row(vec![
                     app.label.clone(),
                     route.route.clone(),

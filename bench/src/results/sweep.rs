@@ -345,24 +345,28 @@ pub struct OverloadSecond {
 }
 
 impl RouteSweep {
+    /// Every run of both ladders, every round's, with its ladder.
+    pub fn runs(&self) -> impl Iterator<Item = (Ladder, &RatePoint)> {
+        let common = self.common.iter().map(|p| (Ladder::Common, p));
+        common.chain(self.own.iter().map(|p| (Ladder::Own, p)))
+    }
+
     /// The rates of both ladders, common first, each in the order its first round ran them,
     /// with every round's run.
     pub fn rungs(&self) -> Vec<Rung<'_>> {
         let mut rungs: Vec<Rung<'_>> = Vec::new();
-        for (ladder, points) in [(Ladder::Common, &self.common), (Ladder::Own, &self.own)] {
-            for point in points {
-                match rungs
-                    .iter_mut()
-                    .find(|r| r.ladder == ladder && r.target_per_sec == point.target_per_sec)
-                {
-                    Some(rung) => rung.runs.push(point),
-                    None => rungs.push(Rung {
-                        ladder,
-                        target_per_sec: point.target_per_sec,
-                        fraction: point.fraction,
-                        runs: vec![point],
-                    }),
-                }
+        for (ladder, point) in self.runs() {
+            match rungs
+                .iter_mut()
+                .find(|r| r.ladder == ladder && r.target_per_sec == point.target_per_sec)
+            {
+                Some(rung) => rung.runs.push(point),
+                None => rungs.push(Rung {
+                    ladder,
+                    target_per_sec: point.target_per_sec,
+                    fraction: point.fraction,
+                    runs: vec![point],
+                }),
             }
         }
         rungs
@@ -382,9 +386,8 @@ impl RouteSweep {
     pub fn max_sustainable_by_round(&self, rounds: u32) -> Vec<Option<f64>> {
         (1..=rounds)
             .map(|round| {
-                self.common
-                    .iter()
-                    .chain(&self.own)
+                self.runs()
+                    .map(|(_, p)| p)
                     .filter(|p| p.round == round && p.within_slo)
                     .map(|p| p.target_per_sec)
                     .max_by(f64::total_cmp)
@@ -454,7 +457,7 @@ impl Sweep {
                         ));
                     }
                 }
-                for point in route.common.iter().chain(&route.own) {
+                for (_, point) in route.runs() {
                     if point.sent != point.completed + point.failed + point.in_flight {
                         problems.push(format!(
                             "{} {} at {:.0}/s, round {}: sent {} ≠ completed {} + failed {} + in flight {}",

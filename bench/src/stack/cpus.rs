@@ -14,6 +14,16 @@ pub struct CpuSplit {
     pub note: String,
 }
 
+impl CpuSplit {
+    /// The CPUs PostgreSQL, Redis and the load generator run on, each once.
+    pub fn services_and_load(&self) -> Vec<usize> {
+        let mut cpus: Vec<usize> = self.services.iter().chain(&self.load).copied().collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus
+    }
+}
+
 /// The default split for a machine with `cores` CPUs: the reference report's 0–3 / 4–7 /
 /// 8–11 from 12 cores up; below that, the app gets half, and the rest is shared out.
 pub fn default_split(cores: usize) -> CpuSplit {
