@@ -2,6 +2,7 @@
 //! holds; the reason of one that does not lists every condition that failed.
 
 use super::loadgen::LoadRun;
+use super::sampler::Usage;
 use std::collections::BTreeMap;
 
 /// What a run is held to.
@@ -15,8 +16,9 @@ pub struct Expected {
     pub writes: bool,
 }
 
-/// `None` when the run counts, else every reason it does not.
-pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> Option<String> {
+/// `None` when the run counts, else every reason it does not; `usage` is what the sampler
+/// saw of the app during the run.
+pub fn admission(load: &LoadRun, expected: Expected, usage: &Usage) -> Option<String> {
     let mut reasons = Vec::new();
     if load.requests == 0 {
         reasons.push("no responses".to_owned());
@@ -50,12 +52,7 @@ pub fn admission(load: &LoadRun, expected: Expected, connections_held: u32) -> O
     if let Some(first) = &load.first_stale_read {
         reasons.push(format!("{} stale reads; first: {first}", load.stale_reads));
     }
-    if connections_held < expected.connections {
-        reasons.push(format!(
-            "the app held {connections_held} of {} connections",
-            expected.connections
-        ));
-    }
+    reasons.extend(usage.connections_short(expected.connections));
     (!reasons.is_empty()).then(|| reasons.join("; "))
 }
 
@@ -95,6 +92,14 @@ mod tests {
         writes: false,
     };
 
+    /// A run where the app held `connections` at once.
+    fn held(connections: u32) -> Usage {
+        Usage {
+            connections_min: connections,
+            ..Usage::default()
+        }
+    }
+
     fn load(codes: &[(&str, u64)], errors: &[(&str, u64)]) -> LoadRun {
         let responses: u64 = codes.iter().map(|(_, n)| n).sum();
         LoadRun {
@@ -108,9 +113,12 @@ mod tests {
 
     #[test]
     fn admits_only_clean_runs() {
-        assert_eq!(admission(&load(&[("200", 100)], &[]), EXPECTED, 50), None);
+        assert_eq!(
+            admission(&load(&[("200", 100)], &[]), EXPECTED, &held(50)),
+            None
+        );
         assert!(
-            admission(&load(&[("200", 99), ("503", 1)], &[]), EXPECTED, 50)
+            admission(&load(&[("200", 99), ("503", 1)], &[]), EXPECTED, &held(50))
                 .unwrap()
                 .contains("503")
         );
@@ -118,13 +126,13 @@ mod tests {
             admission(
                 &load(&[("200", 99)], &[("connection reset", 1)]),
                 EXPECTED,
-                50
+                &held(50)
             )
             .unwrap()
             .contains("errors")
         );
         assert!(
-            admission(&load(&[("200", 100)], &[]), EXPECTED, 42)
+            admission(&load(&[("200", 100)], &[]), EXPECTED, &held(42))
                 .unwrap()
                 .contains("held 42 of 50")
         );
@@ -132,7 +140,8 @@ mod tests {
 
     #[test]
     fn lists_every_failed_condition() {
-        let reason = admission(&load(&[("200", 90), ("500", 10)], &[]), EXPECTED, 10).unwrap();
+        let reason =
+            admission(&load(&[("200", 90), ("500", 10)], &[]), EXPECTED, &held(10)).unwrap();
         assert!(reason.contains("500 ×10"), "{reason}");
         assert!(reason.contains("held 10 of 50"), "{reason}");
     }
@@ -141,7 +150,7 @@ mod tests {
     fn checks_body_lengths() {
         let mut short = load(&[("200", 100)], &[]);
         short.body_bytes = Some(100 * 1000 - 7);
-        let reason = admission(&short, EXPECTED, 50).unwrap();
+        let reason = admission(&short, EXPECTED, &held(50)).unwrap();
         assert!(reason.contains("body bytes 99993"), "{reason}");
         let counted = LoadRun {
             body_bytes: None,
@@ -149,7 +158,7 @@ mod tests {
             ..load(&[("200", 100)], &[])
         };
         assert!(
-            admission(&counted, EXPECTED, 50)
+            admission(&counted, EXPECTED, &held(50))
                 .unwrap()
                 .contains("3 responses with a body other than 1000 bytes")
         );
@@ -157,7 +166,7 @@ mod tests {
             body_bytes: None,
             ..EXPECTED
         };
-        assert_eq!(admission(&short, unchecked, 50), None);
+        assert_eq!(admission(&short, unchecked, &held(50)), None);
     }
 
     #[test]
@@ -173,13 +182,17 @@ mod tests {
             wrong_length: Some(0),
             ..LoadRun::default()
         };
-        assert_eq!(admission(&load, writes, 50), None);
-        assert!(admission(&load, EXPECTED, 50).unwrap().contains("303 ×10"));
+        assert_eq!(admission(&load, writes, &held(50)), None);
+        assert!(
+            admission(&load, EXPECTED, &held(50))
+                .unwrap()
+                .contains("303 ×10")
+        );
         load.stale_reads = 1;
         load.first_stale_read =
             Some("/cached/posts/a-1 read 0.4 ms after its comment's 303".into());
         load.wrong_length = Some(2);
-        let reason = admission(&load, writes, 50).unwrap();
+        let reason = admission(&load, writes, &held(50)).unwrap();
         assert!(
             reason.contains("1 stale reads; first: /cached/posts/a-1"),
             "{reason}"

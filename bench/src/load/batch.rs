@@ -653,7 +653,7 @@ fn admitted_run(
     usage: &Usage,
     raw_output: String,
 ) -> Run {
-    let invalid_reason = admission(&load, expected, usage.connections_min);
+    let invalid_reason = admission(&load, expected, usage);
     Run {
         index: round,
         requests: load.requests,

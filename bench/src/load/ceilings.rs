@@ -100,7 +100,7 @@ pub fn http(plan: &Plan, body_bytes: usize, raw_dir: &Path) -> Result<Ceiling> {
         let result = load(plan.duration, &run.to_string());
         let usage = sampler.finish();
         let result = result?;
-        let reason = admission(&result, expected, usage.connections_min);
+        let reason = admission(&result, expected, &usage);
         outcomes.push((result.requests_per_sec, reason));
     }
     Ok(plan.ceiling(

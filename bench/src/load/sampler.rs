@@ -4,7 +4,7 @@
 use crate::results::sweep::CpuBusy;
 use crate::stack::cpus::CpuSplit;
 use crate::stack::processes::{
-    clock_ticks, connections_held, cpu_times, pids_named, process_tree, stat,
+    HandshakeTrouble, clock_ticks, cpu_times, pids_named, port_connections, process_tree, stat,
 };
 use std::ops::Range;
 use std::sync::Arc;
@@ -24,6 +24,11 @@ pub struct Usage {
     /// the first sample where it held all it was expected to; the most it held when it
     /// never did (0 when no sample fell in the window).
     pub connections_min: u32,
+    /// The most connections waiting in the app's listen queue, not accepted, at once in the
+    /// measured window.
+    pub unaccepted_max: u32,
+    /// The kernel's handshake trouble, machine-wide, while the sampler ran.
+    pub handshake_trouble: HandshakeTrouble,
     /// How long the sampler ran: the CPU percentages are of this time.
     pub seconds: f64,
     /// Per CPU (by number), the share of its time that was not idle while the sampler ran.
@@ -31,6 +36,23 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Why the run does not count when the app held fewer than `expected` connections, with
+    /// where the kernel says the others were; `None` when it held them all.
+    pub fn connections_short(&self, expected: u32) -> Option<String> {
+        let trouble = self.handshake_trouble;
+        (self.connections_min < expected).then(|| {
+            format!(
+                "the app held {} of {expected} connections (at most {} more waited in its \
+                 listen queue, not accepted; machine-wide during the run, {} SYNs resent and \
+                 {} dropped by a listener)",
+                self.connections_min,
+                self.unaccepted_max,
+                trouble.syns_resent,
+                trouble.listen_drops
+            )
+        })
+    }
+
     /// How busy the split's app CPUs and its services' and generator's CPUs were; `None`
     /// when `/proc/stat` had neither.
     pub fn cpu_busy(&self, cpus: &CpuSplit) -> Option<CpuBusy> {
@@ -114,6 +136,7 @@ fn sample(
     };
     let started = Instant::now();
     let first_cpus = cpu_times();
+    let first_trouble = HandshakeTrouble::now();
     let first = groups().map(|pids| cpu_ticks(&pids));
     let mut last = first;
     let mut usage = Usage::default();
@@ -127,7 +150,9 @@ fn sample(
             .sum();
         usage.app_rss_max_mib = usage.app_rss_max_mib.max(rss as f64 / (1024.0 * 1024.0));
         if window.contains(&started.elapsed()) {
-            let held = connections_held(&tree, app_port);
+            let connections = port_connections(&tree, app_port);
+            let held = connections.held;
+            usage.unaccepted_max = usage.unaccepted_max.max(connections.unaccepted);
             connections_most = connections_most.max(held);
             if connections_min.is_some() || held >= expected {
                 connections_min = Some(connections_min.map_or(held, |min| min.min(held)));
@@ -143,6 +168,7 @@ fn sample(
         }
         std::thread::sleep(INTERVAL);
     }
+    usage.handshake_trouble = HandshakeTrouble::now().since(first_trouble);
     usage.cpu_busy = cpu_times()
         .iter()
         .zip(&first_cpus)
@@ -218,6 +244,13 @@ mod tests {
     fn a_plain_window_counts_connections_from_its_start() {
         let usage = second_held_late(|pid, port| Sampler::start(pid, port, WINDOW));
         assert_eq!(usage.connections_min, 1);
+        assert_eq!(usage.unaccepted_max, 1, "the second waited to be accepted");
+        let reason = usage.connections_short(2).unwrap();
+        assert!(
+            reason.starts_with("the app held 1 of 2 connections (at most 1 more waited"),
+            "{reason}"
+        );
+        assert_eq!(usage.connections_short(1), None);
     }
 
     #[test]

@@ -652,7 +652,7 @@ impl Sweeper<'_> {
             body_bytes: Some(page_bytes),
             writes: false,
         };
-        let not_counted = admission(&run, expected, usage.connections_min)
+        let not_counted = admission(&run, expected, &usage)
             .map(|reason| format!("{reason}; see {}", raw("").display()));
         Ok(ClosedLoopRound {
             round,
@@ -1090,10 +1090,7 @@ fn connection_level(
         .filter(|r| r.answer == Answer::WrongBody)
         .count() as u64;
     let held = usage.connections_min;
-    let mut reasons = Vec::new();
-    if held < connections {
-        reasons.push(format!("the app held {held} of {connections} connections"));
-    }
+    let mut reasons: Vec<String> = usage.connections_short(connections).into_iter().collect();
     for (label, n) in answers.iter().filter(|(label, _)| *label != "200") {
         reasons.push(format!("{n} × {label}"));
     }

@@ -129,15 +129,78 @@ pub fn pids_named(comm: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Established TCP connections whose local port is `port` and whose socket is open in one
-/// of `pids` (its inode in `/proc/<pid>/fd`): the connections the process really accepted.
-/// Handshakes the kernel completed into a listen backlog the process never accepted are
-/// not counted, unlike a plain look at `/proc/net/tcp`.
-pub fn connections_held(pids: &[u32], port: u16) -> u32 {
+/// The established TCP connections whose local port is `port`, split by whether one of
+/// `pids` accepted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PortConnections {
+    /// Open in one of the processes (the socket's inode in `/proc/<pid>/fd`).
+    pub held: u32,
+    /// Handshakes the kernel completed that wait in the listen queue, accepted by none.
+    pub unaccepted: u32,
+}
+
+/// The connections on `port` that `pids` accepted and those still waiting for it: a plain
+/// look at `/proc/net/tcp` would count both as the app's.
+pub fn port_connections(pids: &[u32], port: u16) -> PortConnections {
     let inodes = socket_inodes(pids);
-    tcp_sockets()
-        .filter(|s| s.local_port == port && s.established && inodes.contains(&s.inode))
-        .count() as u32
+    let mut connections = PortConnections::default();
+    for socket in tcp_sockets().filter(|s| s.local_port == port && s.established) {
+        if inodes.contains(&socket.inode) {
+            connections.held += 1;
+        } else {
+            connections.unaccepted += 1;
+        }
+    }
+    connections
+}
+
+/// The connections on `port` that `pids` really accepted ([`port_connections`]).
+pub fn connections_held(pids: &[u32], port: u16) -> u32 {
+    port_connections(pids, port).held
+}
+
+/// The kernel's machine-wide counts of TCP handshakes that went wrong (`TcpExt` in
+/// `/proc/net/netstat`): a client whose SYN was dropped sends it again only a second later,
+/// so its connection reaches the app late in a short run, or never.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HandshakeTrouble {
+    /// SYNs and SYN-ACKs sent again (`TCPSynRetrans`).
+    pub syns_resent: u64,
+    /// Connection attempts a listener dropped, its queue full or otherwise (`ListenDrops`).
+    pub listen_drops: u64,
+}
+
+impl HandshakeTrouble {
+    /// The counts so far (zero where the kernel does not give them).
+    pub fn now() -> HandshakeTrouble {
+        let text = std::fs::read_to_string("/proc/net/netstat").unwrap_or_default();
+        // Each group is two lines: `TcpExt: Name …`, then `TcpExt: value …`.
+        let lines: Vec<&str> = text.lines().collect();
+        let counters: HashMap<&str, u64> = lines
+            .chunks(2)
+            .filter(|pair| pair.len() == 2 && pair[0].starts_with("TcpExt:"))
+            .flat_map(|pair| {
+                pair[0]
+                    .split_whitespace()
+                    .zip(pair[1].split_whitespace())
+                    .skip(1)
+                    .filter_map(|(name, value)| Some((name, value.parse().ok()?)))
+            })
+            .collect();
+        let counter = |name| counters.get(name).copied().unwrap_or(0);
+        HandshakeTrouble {
+            syns_resent: counter("TCPSynRetrans"),
+            listen_drops: counter("ListenDrops"),
+        }
+    }
+
+    /// What happened between `earlier` and `self`.
+    pub fn since(self, earlier: HandshakeTrouble) -> HandshakeTrouble {
+        HandshakeTrouble {
+            syns_resent: self.syns_resent.saturating_sub(earlier.syns_resent),
+            listen_drops: self.listen_drops.saturating_sub(earlier.listen_drops),
+        }
+    }
 }
 
 /// Waits until the process tree of `pid` holds `connections` on `port` ([`connections_held`]),
@@ -222,6 +285,44 @@ mod tests {
         let (_accepted, _) = listener.accept().unwrap();
         assert_eq!(super::connections_held(&me, port), 1);
         assert_eq!(super::connections_held(&[], port), 0);
+        let waiting = super::PortConnections {
+            held: 1,
+            unaccepted: 1,
+        };
+        assert_eq!(super::port_connections(&me, port), waiting);
+    }
+
+    /// A listener with a queue of one that accepts nothing: a third or fourth client's SYN
+    /// finds the queue full (Linux queues one more than asked), the kernel drops it, and
+    /// the client sends it again a second later.
+    #[test]
+    fn a_full_listen_queue_shows_as_dropped_and_resent_syns() {
+        use std::os::fd::AsRawFd;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        // Linux takes a second listen() on a listening socket as its new queue length.
+        // SAFETY: a plain call on a socket this test owns.
+        let queue_set = unsafe { libc::listen(listener.as_raw_fd(), 1) };
+        assert_eq!(queue_set, 0, "{}", std::io::Error::last_os_error());
+        let addr = listener.local_addr().unwrap();
+        let before = super::HandshakeTrouble::now();
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    std::net::TcpStream::connect_timeout(
+                        &addr,
+                        std::time::Duration::from_millis(1500),
+                    )
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let trouble = super::HandshakeTrouble::now().since(before);
+        assert!(trouble.listen_drops >= 1, "{trouble:?}");
+        assert!(trouble.syns_resent >= 1, "{trouble:?}");
+        drop(listener);
+        for client in clients {
+            let _ = client.join();
+        }
     }
 
     #[test]
