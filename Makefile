@@ -21,7 +21,7 @@ OHA_VERSION := 1.16.0
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
-	@echo "make test            lint, unit tests, services, Go tests, parity and integration tests"
+	@echo "make test            lint, build, services, Go tests, unit, parity and integration tests, timed per stage"
 	@echo "make services        start PostgreSQL and Redis, load the data when it is not there"
 	@echo "make build           release build of every app and tool (one profile for all)"
 	@echo "make parity          compare every app's pages with the Go reference's"
@@ -105,10 +105,32 @@ lint:
 go-test: services
 	@for module in $(GO_MODULES); do echo "go test: $$module"; (cd $$module && go test -count=1 ./...) || exit 1; done
 
-# Ends with one line summing every cargo test binary's results, for CI and for people.
+# Each integration test adds its wall time here (bench/tests/integration/common.rs).
+TEST_SECONDS := $(TARGET_DIR)/tmp/integration-test-seconds.tsv
+
+# Ends with the slowest integration tests, then one line summing every cargo test binary's
+# results, for CI and for people.
 cargo-test: services tools
+	@rm -f $(TEST_SECONDS)
 	cargo test --release --workspace 2>&1 | tee $(TARGET_DIR)/cargo-test.log
+	@if [ -f $(TEST_SECONDS) ]; then echo "cargo-test: seconds per integration test, slowest first"; \
+		sort -t$$'\t' -k2,2nr $(TEST_SECONDS) | awk -F'\t' '{ printf "  %7.1f  %s\n", $$2, $$1 }'; fi
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' \
 		$(TARGET_DIR)/cargo-test.log | tee $(TARGET_DIR)/test-summary.txt
 
-test: lint parity go-test cargo-test
+# The stages of `make test`, in order, each timed: the table at the end says where the time
+# went. A stage's prerequisites are done by then, so its own make finds them up to date.
+TEST_STAGES := lint build services go-test cargo-test
+STAGE_SECONDS := $(TARGET_DIR)/test-stage-seconds.tsv
+
+test:
+	@mkdir -p $(TARGET_DIR) && : > $(STAGE_SECONDS)
+	@failed=; for stage in $(TEST_STAGES); do \
+		started=$$(date +%s); \
+		$(MAKE) --no-print-directory $$stage || failed=$$stage; \
+		printf '%s\t%s\n' "$$stage$${failed:+ (failed)}" "$$(( $$(date +%s) - started ))" >> $(STAGE_SECONDS); \
+		test -z "$$failed" || break; \
+	done; \
+	awk -F'\t' 'BEGIN { print "make test: seconds per stage" } { printf "  %-20s %6d\n", $$1, $$2; total += $$2 } \
+		END { printf "  %-20s %6d\n", "total", total }' $(STAGE_SECONDS); \
+	test -z "$$failed"

@@ -6,6 +6,7 @@
 //! and run cost), the results models, and the reports read from them. The `blogbench` binary
 //! is its command line.
 
+pub mod cli_values;
 pub mod faults;
 pub mod idioms;
 pub mod load;

@@ -12,6 +12,7 @@
 //! ```
 
 use anyhow::{Result, bail};
+use bench::cli_values::{parse_bytes, parse_duration, parse_slo};
 use bench::faults;
 use bench::idioms;
 use bench::load::loadgen::Loadgen;
@@ -832,79 +833,4 @@ fn check_parity(names: &[String], url: Option<&str>) -> Result<bool> {
         }
     }
     Ok(all_match)
-}
-
-/// Parses `detail=50ms`.
-fn parse_slo(text: &str) -> Result<(String, Duration), String> {
-    let (route, slo) = text
-        .split_once('=')
-        .ok_or_else(|| format!("bad SLO {text:?} (e.g. detail=50ms)"))?;
-    Ok((route.to_owned(), parse_duration(slo)?))
-}
-
-/// `512MiB` as `(512.0, "MiB")`.
-fn number_and_unit(text: &str) -> Option<(f64, &str)> {
-    let (number, unit) = text.split_at(
-        text.find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(text.len()),
-    );
-    Some((number.parse().ok()?, unit))
-}
-
-/// Parses `512MiB`, `1GiB`, `800MB`, or a byte count.
-fn parse_bytes(text: &str) -> Result<u64, String> {
-    let (value, unit) = number_and_unit(text).ok_or(format!("bad size {text:?} (e.g. 512MiB)"))?;
-    let unit_bytes = match unit {
-        "" | "B" => 1.0,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        _ => {
-            return Err(format!(
-                "bad size unit in {text:?} (B, KiB, MiB, GiB, kB, MB, GB)"
-            ));
-        }
-    };
-    Ok((value * unit_bytes) as u64)
-}
-
-/// Parses `20s`, `500ms`, `2m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (value, unit) =
-        number_and_unit(text).ok_or(format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" => value * 60.0,
-        _ => return Err(format!("bad duration unit in {text:?} (ms, s or m)")),
-    };
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("fast").is_err());
-    }
-
-    #[test]
-    fn parses_sizes_and_objectives() {
-        assert_eq!(parse_bytes("512MiB"), Ok(512 * 1024 * 1024));
-        assert_eq!(parse_bytes("800MB"), Ok(800_000_000));
-        assert!(parse_bytes("lots").is_err());
-        assert_eq!(
-            parse_slo("detail=50ms"),
-            Ok(("detail".to_owned(), Duration::from_millis(50)))
-        );
-        assert!(parse_slo("detail").is_err());
-    }
 }

@@ -1,6 +1,8 @@
-//! What `/proc` says about processes: CPU time, memory, descendants, names.
+//! What `/proc` says about processes: CPU time, memory, descendants, names, and their TCP
+//! sockets (asked one by one).
 
 use std::collections::{HashMap, HashSet};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::time::{Duration, Instant};
 
 pub struct Stat {
@@ -129,26 +131,29 @@ pub fn pids_named(comm: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The established TCP connections whose local port is `port`, split by whether one of
-/// `pids` accepted them.
+/// The TCP connections on an app's port, from its side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortConnections {
-    /// Open in one of the processes (the socket's inode in `/proc/<pid>/fd`).
+    /// Established connections open in one of the processes.
     pub held: u32,
     /// Handshakes the kernel completed that wait in the listen queue, accepted by none.
     pub unaccepted: u32,
 }
 
-/// The connections on `port` that `pids` accepted and those still waiting for it: a plain
-/// look at `/proc/net/tcp` would count both as the app's.
+/// The connections on `port` that `pids` accepted and those waiting in their listen queue.
+/// Each socket the processes hold is asked in turn ([`tcp_sockets_of`]); a walk of
+/// `/proc/net/tcp`, which the kernel serves a page at a time while its table changes, missed
+/// 14 of 50 established connections once (docs/spec.md §5.6).
 pub fn port_connections(pids: &[u32], port: u16) -> PortConnections {
-    let inodes = socket_inodes(pids);
     let mut connections = PortConnections::default();
-    for socket in tcp_sockets().filter(|s| s.local_port == port && s.established) {
-        if inodes.contains(&socket.inode) {
-            connections.held += 1;
-        } else {
-            connections.unaccepted += 1;
+    for socket in tcp_sockets_of(pids)
+        .into_iter()
+        .filter(|s| s.local_port == port)
+    {
+        match socket.state {
+            TcpState::Established => connections.held += 1,
+            TcpState::Listening { queued } => connections.unaccepted += queued,
+            TcpState::Other => {}
         }
     }
     connections
@@ -215,58 +220,132 @@ pub fn await_connections_held(pid: u32, port: u16, connections: u32, limit: Dura
 /// The local ports of the TCP sockets open in `pids` (e.g. an app's PostgreSQL
 /// connections, as `pg_stat_activity.client_port` shows them).
 pub fn local_ports(pids: &[u32]) -> HashSet<u16> {
-    let inodes = socket_inodes(pids);
-    tcp_sockets()
-        .filter(|s| inodes.contains(&s.inode))
+    tcp_sockets_of(pids)
+        .into_iter()
         .map(|s| s.local_port)
         .collect()
 }
 
-/// The inodes of the sockets `pids` have open (`socket:[1234]` links in `/proc/<pid>/fd`).
-fn socket_inodes(pids: &[u32]) -> HashSet<u64> {
-    pids.iter()
-        .filter_map(|pid| std::fs::read_dir(format!("/proc/{pid}/fd")).ok())
-        .flat_map(|fds| fds.flatten())
-        .filter_map(|fd| {
-            let target = std::fs::read_link(fd.path()).ok()?;
-            target
-                .to_str()?
-                .strip_prefix("socket:[")?
-                .strip_suffix(']')?
-                .parse()
-                .ok()
-        })
-        .collect()
-}
-
+/// A TCP socket as the process holding it sees it.
 struct TcpSocket {
     local_port: u16,
-    established: bool,
-    inode: u64,
+    state: TcpState,
 }
 
-/// Every IPv4 and IPv6 TCP socket (`/proc/net/tcp`, `/proc/net/tcp6`).
-fn tcp_sockets() -> impl Iterator<Item = TcpSocket> {
-    ["/proc/net/tcp", "/proc/net/tcp6"]
-        .into_iter()
-        .filter_map(|table| std::fs::read_to_string(table).ok())
-        .flat_map(|table| {
-            table
-                .lines()
-                .skip(1)
-                .filter_map(tcp_socket)
-                .collect::<Vec<_>>()
-        })
+/// `tcpi_state` values (the kernel's include/net/tcp_states.h; libc does not name them).
+const TCP_ESTABLISHED: u8 = 1;
+const TCP_LISTEN: u8 = 10;
+
+enum TcpState {
+    Established,
+    /// A listener, with the connections in its accept queue.
+    Listening {
+        queued: u32,
+    },
+    Other,
 }
 
-/// One row of `/proc/net/tcp`: local address, remote address, state (`01` = ESTABLISHED), …,
-/// inode in the tenth column.
-fn tcp_socket(row: &str) -> Option<TcpSocket> {
-    let cols: Vec<&str> = row.split_whitespace().collect();
+/// The TCP sockets open in `pids`, each once however many of them share it: every socket in
+/// `/proc/<pid>/fd` copied into this process (`pidfd_getfd`, allowed to root or a parent) and
+/// asked for its address and state. A process or socket gone meanwhile is skipped.
+fn tcp_sockets_of(pids: &[u32]) -> Vec<TcpSocket> {
+    let mut seen = HashSet::new();
+    let mut sockets = Vec::new();
+    for &pid in pids {
+        let Ok(process) = Pidfd::open(pid) else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let inode = std::fs::read_link(fd.path()).ok().and_then(|target| {
+                let inode = target
+                    .to_str()?
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?;
+                inode.parse::<u64>().ok()
+            });
+            let number = fd.file_name().to_str().and_then(|n| n.parse().ok());
+            if let (Some(inode), Some(number)) = (inode, number)
+                && seen.insert(inode)
+                && let Some(socket) = process.copy_fd(number).as_ref().and_then(tcp_socket)
+            {
+                sockets.push(socket);
+            }
+        }
+    }
+    sockets
+}
+
+/// A process, by a pidfd: its file descriptors can be copied without a race on its pid.
+struct Pidfd(std::os::fd::OwnedFd);
+
+impl Pidfd {
+    fn open(pid: u32) -> std::io::Result<Pidfd> {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: the descriptor was just opened and nothing else owns it.
+        Ok(Pidfd(unsafe {
+            std::os::fd::OwnedFd::from_raw_fd(fd as RawFd)
+        }))
+    }
+
+    /// This process's copy of the process's descriptor `fd` (closed on drop).
+    fn copy_fd(&self, fd: RawFd) -> Option<std::os::fd::OwnedFd> {
+        // SAFETY: pidfd_getfd reads two descriptors and flags and returns a new descriptor
+        // or -1.
+        let copy = unsafe { libc::syscall(libc::SYS_pidfd_getfd, self.0.as_raw_fd(), fd, 0) };
+        // SAFETY: as in `open`.
+        (copy >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(copy as RawFd) })
+    }
+}
+
+/// The local port and state of `socket` when it is TCP (`getsockname`, `TCP_INFO`).
+fn tcp_socket(socket: &std::os::fd::OwnedFd) -> Option<TcpSocket> {
+    let fd = socket.as_raw_fd();
+    // SAFETY: tcp_info is plain integers, for which all zeros is a value.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut length = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `length` bytes into `info`; a socket that is not TCP
+    // makes it fail.
+    let asked = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&raw mut info).cast(),
+            &mut length,
+        )
+    };
+    if asked != 0 {
+        return None;
+    }
+    // SAFETY: as for tcp_info.
+    let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut address_length = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: getsockname writes at most `address_length` bytes into `address`.
+    let named = unsafe { libc::getsockname(fd, (&raw mut address).cast(), &mut address_length) };
+    if named != 0 {
+        return None;
+    }
+    // sin_port and sin6_port sit at the same offset, in network byte order.
+    // SAFETY: the storage holds an AF_INET or AF_INET6 address, both starting like sockaddr_in.
+    let port = unsafe { (*(&raw const address).cast::<libc::sockaddr_in>()).sin_port };
+    let state = match info.tcpi_state {
+        TCP_ESTABLISHED => TcpState::Established,
+        // A listener's unacked count is the length of its accept queue.
+        TCP_LISTEN => TcpState::Listening {
+            queued: info.tcpi_unacked,
+        },
+        _ => TcpState::Other,
+    };
     Some(TcpSocket {
-        local_port: u16::from_str_radix(cols.get(1)?.rsplit_once(':')?.1, 16).ok()?,
-        established: *cols.get(3)? == "01",
-        inode: cols.get(9)?.parse().ok()?,
+        local_port: u16::from_be(port),
+        state,
     })
 }
 
@@ -290,6 +369,46 @@ mod tests {
             unaccepted: 1,
         };
         assert_eq!(super::port_connections(&me, port), waiting);
+    }
+
+    /// Fifty connections held throughout while others open and close beside them (each
+    /// leaving a TIME_WAIT socket): every look counts the fifty, each once even when two
+    /// processes of the tree share a socket (here: this process named twice).
+    #[test]
+    fn counts_every_held_connection_once_while_others_come_and_go() {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let clients: Vec<_> = (0..50)
+            .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+            .collect();
+        let held: Vec<_> = (0..50).map(|_| listener.accept().unwrap()).collect();
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let other_addr = other.local_addr().unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let churn = {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let client = TcpStream::connect(other_addr).unwrap();
+                    drop(other.accept().unwrap());
+                    drop(client);
+                }
+            })
+        };
+        let me = std::process::id();
+        for _ in 0..100 {
+            let connections = super::port_connections(&[me, me], port);
+            let all_held = super::PortConnections {
+                held: 50,
+                unaccepted: 0,
+            };
+            assert_eq!(connections, all_held);
+        }
+        stop.store(true, Ordering::Relaxed);
+        churn.join().unwrap();
+        drop((clients, held));
     }
 
     /// A listener with a queue of one that accepts nothing: a third or fourth client's SYN
@@ -345,18 +464,6 @@ mod tests {
             waited.elapsed() < limit,
             "waited for a connection already held"
         );
-    }
-
-    #[test]
-    fn reads_tcp_rows() {
-        let row = "   0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 20 4 30 10 -1";
-        let socket = super::tcp_socket(row).unwrap();
-        assert_eq!(
-            (socket.local_port, socket.established, socket.inode),
-            (8080, true, 4242)
-        );
-        let listening = row.replacen(" 01 ", " 0A ", 1);
-        assert!(!super::tcp_socket(&listening).unwrap().established);
     }
 
     #[test]

@@ -1,38 +1,97 @@
-//! `blogbench bench --quick` end to end: every app, every route, real load (oha; the harness's
-//! client on the routes that write), real services; every run of a healthy app must count,
-//! and the results and the report are checked. Slow-ish: each route's run is paired with a
-//! Go run.
+//! `blogbench bench --quick` end to end with real load (oha; the harness's client on the
+//! routes that write) and real services: every route on two apps (the batch's machinery),
+//! then every app on one route (each loaded once under the admission rules). Every run of a
+//! healthy app must count; the results and the report are checked.
 
 use crate::common;
 use bench::results::{AppStatus, Batch};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[test]
-fn a_quick_batch_records_every_app_and_route_and_reports_them() {
-    let _serial = common::serial();
-    let results = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_blogbench"))
-        .args(["bench", "--quick", "--results"])
-        .arg(results.path())
+/// Runs `blogbench bench --quick --apps apps` (on `routes`, else every route), which must
+/// succeed; the batch and its folder (inside `results`).
+fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> (Batch, PathBuf) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blogbench"));
+    command.args(["bench", "--quick", "--apps", apps]);
+    if let Some(routes) = routes {
+        command.args(["--routes", routes]);
+    }
+    let output = command
+        .arg("--results")
+        .arg(results)
         .output()
         .expect("run blogbench bench");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let text = common::text(&output);
     assert!(output.status.success(), "bench failed:\n{text}");
-
-    let batches: Vec<_> = std::fs::read_dir(results.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert_eq!(batches.len(), 1, "{batches:?}");
-    let dir = &batches[0];
+    let dir = common::run_folder(results, "results.json").expect("a batch folder");
     let batch = Batch::load(&dir.join("results.json")).unwrap();
-    assert!(batch.finished_at.is_some());
-    assert!(batch.settings.quick);
+    assert!(batch.finished_at.is_some() && batch.settings.quick);
+    assert!(batch.pacer.is_some(), "the Go pacer is recorded");
+    assert!(
+        batch.cpu_sets.unpinned.is_empty(),
+        "{:?}",
+        batch.cpu_sets.unpinned
+    );
+    (batch, dir)
+}
+
+/// `app` passed its parity gates, and each of its runs on `routes` and of the Go runs paired
+/// with them counts, with its raw output kept and in the report.
+fn check_app(batch: &Batch, dir: &Path, app: &str, routes: usize) {
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let result = batch
+        .apps
+        .iter()
+        .find(|a| a.name == app)
+        .unwrap_or_else(|| panic!("{app} missing"));
+    assert_eq!(result.status, AppStatus::Ok, "{app}");
+    let parity = result.parity.as_ref().expect("parity recorded");
+    assert_eq!(parity.mismatches, 0, "{app}");
+    assert!(parity.pages > 50, "{app}");
+    assert_eq!(
+        result.parity_after_load.as_ref().map(|p| p.mismatches),
+        Some(0),
+        "{app}: pages after the load"
+    );
+    assert_eq!(
+        result.env["WORKERS"],
+        batch.cpu_sets.app.split(',').count().to_string()
+    );
+    assert_eq!(result.routes.len(), routes, "{app}");
+    for route in &result.routes {
+        assert_eq!(route.runs.len(), 1, "{app} {}", route.route);
+        assert_eq!(route.pacer_runs.len(), 1, "{app} {}", route.route);
+        let writes = bench::routes::writes(&route.route);
+        assert_eq!(route.expected_bytes.is_some_and(|b| b > 0), !writes);
+        for run in route.runs.iter().chain(&route.pacer_runs) {
+            assert!(run.valid, "{app} {}: {:?}", route.route, run.invalid_reason);
+            assert!(run.requests_per_sec > 0.0 && run.latency_ms.p50 > 0.0);
+            if writes {
+                assert_eq!(run.stale_reads, Some(0), "{app} {}", route.route);
+                assert!(run.status_codes["303"] > 0, "{app} {}", route.route);
+            }
+            assert_eq!(run.connections, batch.settings.connections);
+            assert!(
+                dir.join(&run.raw_output).is_file(),
+                "raw output of {app} {}",
+                route.route
+            );
+        }
+        assert_eq!(route.ratios_to_pacer().len(), 1, "{app} {}", route.route);
+    }
+    assert!(
+        report.contains(&format!("| {app}")),
+        "{app} not in report.md"
+    );
+    assert!(html.contains(app), "{app} not in report.html");
+}
+
+#[test]
+fn a_quick_batch_records_every_route_and_reports_it() {
+    let _serial = common::serial();
+    let results = tempfile::tempdir().unwrap();
+    let (batch, dir) = quick_batch("go,axum-sqlx", None, results.path());
     assert!(
         batch
             .ceilings
@@ -55,75 +114,26 @@ fn a_quick_batch_records_every_app_and_route_and_reports_them() {
             ceiling.invalid
         );
     }
-    assert!(batch.pacer.is_some(), "the Go pacer is recorded");
-    assert!(
-        batch.cpu_sets.unpinned.is_empty(),
-        "{:?}",
-        batch.cpu_sets.unpinned
-    );
-
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    for app in bench::stack::apps::all().unwrap() {
-        let result = batch
-            .apps
-            .iter()
-            .find(|a| a.name == app.name)
-            .unwrap_or_else(|| panic!("{} missing", app.name));
-        assert_eq!(result.status, AppStatus::Ok, "{}", app.name);
-        let parity = result.parity.as_ref().expect("parity recorded");
-        assert_eq!(parity.mismatches, 0, "{}", app.name);
-        assert!(parity.pages > 50, "{}", app.name);
-        assert_eq!(
-            result.parity_after_load.as_ref().map(|p| p.mismatches),
-            Some(0),
-            "{}: pages after the load",
-            app.name
-        );
-        assert_eq!(
-            result.env["WORKERS"],
-            batch.cpu_sets.app.split(',').count().to_string()
-        );
-        assert_eq!(result.routes.len(), 8, "{}", app.name);
-        for route in &result.routes {
-            assert_eq!(route.runs.len(), 1, "{} {}", app.name, route.route);
-            assert_eq!(route.pacer_runs.len(), 1, "{} {}", app.name, route.route);
-            let writes = bench::routes::writes(&route.route);
-            assert_eq!(route.expected_bytes.is_some_and(|b| b > 0), !writes);
-            for run in route.runs.iter().chain(&route.pacer_runs) {
-                assert!(
-                    run.valid,
-                    "{} {}: {:?}",
-                    app.name, route.route, run.invalid_reason
-                );
-                assert!(run.requests_per_sec > 0.0 && run.latency_ms.p50 > 0.0);
-                if writes {
-                    assert_eq!(run.stale_reads, Some(0), "{} {}", app.name, route.route);
-                    assert!(run.status_codes["303"] > 0, "{} {}", app.name, route.route);
-                }
-                assert_eq!(run.connections, batch.settings.connections);
-                assert!(
-                    dir.join(&run.raw_output).is_file(),
-                    "raw output of {} {}",
-                    app.name,
-                    route.route
-                );
-            }
-            assert_eq!(
-                route.ratios_to_pacer().len(),
-                1,
-                "{} {}",
-                app.name,
-                route.route
-            );
-        }
-        assert!(
-            report.contains(&format!("| {}", app.name)),
-            "{} not in report.md",
-            app.name
-        );
-        assert!(html.contains(&app.name), "{} not in report.html", app.name);
+    let names: Vec<&str> = batch.apps.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["go", "axum-sqlx"]);
+    for app in names {
+        check_app(&batch, &dir, app, bench::routes::ROUTES.len());
     }
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(report.contains("Requests per second") && report.contains("Ceilings"));
-    assert!(html.contains("<svg"));
+    assert!(
+        std::fs::read_to_string(dir.join("report.html"))
+            .unwrap()
+            .contains("<svg")
+    );
+}
+
+#[test]
+fn every_app_serves_go_s_pages_and_holds_the_load_of_a_quick_run() {
+    let _serial = common::serial();
+    let results = tempfile::tempdir().unwrap();
+    let (batch, dir) = quick_batch("all", Some("home"), results.path());
+    for app in bench::stack::apps::all().unwrap() {
+        check_app(&batch, &dir, &app.name, 1);
+    }
 }
