@@ -141,9 +141,9 @@ pub struct PortConnections {
 }
 
 /// The connections on `port` that `pids` accepted and those waiting in their listen queue.
-/// Each socket the processes hold is asked in turn ([`tcp_sockets_of`]); a walk of
-/// `/proc/net/tcp`, which the kernel serves a page at a time while its table changes, missed
-/// 14 of 50 established connections once (docs/spec.md §5.6).
+/// Each socket the processes hold is asked in turn ([`tcp_sockets_of`]): the kernel serves
+/// `/proc/net/tcp` a page at a time while its table changes, so a walk of it can miss
+/// established connections (docs/spec.md §5.6).
 pub fn port_connections(pids: &[u32], port: u16) -> PortConnections {
     let mut connections = PortConnections::default();
     for socket in tcp_sockets_of(pids)
