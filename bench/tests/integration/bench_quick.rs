@@ -8,9 +8,17 @@ use bench::results::{AppStatus, Batch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A finished quick batch: its results, its folder and its report in both forms.
+struct QuickBatch {
+    batch: Batch,
+    dir: PathBuf,
+    report: String,
+    html: String,
+}
+
 /// Runs `blogbench bench --quick --apps apps` (on `routes`, else every route), which must
-/// succeed; the batch and its folder (inside `results`).
-fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> (Batch, PathBuf) {
+/// succeed, into `results`.
+fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> QuickBatch {
     let mut command = Command::new(env!("CARGO_BIN_EXE_blogbench"));
     command.args(["bench", "--quick", "--apps", apps]);
     if let Some(routes) = routes {
@@ -32,14 +40,25 @@ fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> (Batch, Path
         "{:?}",
         batch.cpu_sets.unpinned
     );
-    (batch, dir)
+    let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    let (report, html) = (read("report.md"), read("report.html"));
+    QuickBatch {
+        batch,
+        dir,
+        report,
+        html,
+    }
 }
 
 /// `app` passed its parity gates, and each of its runs on `routes` and of the Go runs paired
 /// with them counts, with its raw output kept and in the report.
-fn check_app(batch: &Batch, dir: &Path, app: &str, routes: usize) {
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+fn check_app(quick: &QuickBatch, app: &str, routes: usize) {
+    let QuickBatch {
+        batch,
+        dir,
+        report,
+        html,
+    } = quick;
     let result = batch
         .apps
         .iter()
@@ -91,7 +110,8 @@ fn check_app(batch: &Batch, dir: &Path, app: &str, routes: usize) {
 fn a_quick_batch_records_every_route_and_reports_it() {
     let _serial = common::serial();
     let results = tempfile::tempdir().unwrap();
-    let (batch, dir) = quick_batch("go,axum-sqlx", None, results.path());
+    let quick = quick_batch("go,axum-sqlx", None, results.path());
+    let batch = &quick.batch;
     assert!(
         batch
             .ceilings
@@ -117,23 +137,18 @@ fn a_quick_batch_records_every_route_and_reports_it() {
     let names: Vec<&str> = batch.apps.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["go", "axum-sqlx"]);
     for app in names {
-        check_app(&batch, &dir, app, bench::routes::ROUTES.len());
+        check_app(&quick, app, bench::routes::ROUTES.len());
     }
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(report.contains("Requests per second") && report.contains("Ceilings"));
-    assert!(
-        std::fs::read_to_string(dir.join("report.html"))
-            .unwrap()
-            .contains("<svg")
-    );
+    assert!(quick.report.contains("Requests per second") && quick.report.contains("Ceilings"));
+    assert!(quick.html.contains("<svg"));
 }
 
 #[test]
 fn every_app_serves_go_s_pages_and_holds_the_load_of_a_quick_run() {
     let _serial = common::serial();
     let results = tempfile::tempdir().unwrap();
-    let (batch, dir) = quick_batch("all", Some("home"), results.path());
+    let quick = quick_batch("all", Some("home"), results.path());
     for app in bench::stack::apps::all().unwrap() {
-        check_app(&batch, &dir, &app.name, 1);
+        check_app(&quick, &app.name, 1);
     }
 }
