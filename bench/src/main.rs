@@ -716,13 +716,7 @@ fn run_profile(args: ProfileArgs) -> Result<()> {
 /// Replaces this process with the app, so Ctrl-C reaches it directly.
 fn run(name: &str, bind: &str) -> Result<()> {
     let app = apps::find(name)?;
-    let binary = app.binary_path();
-    if !binary.is_file() {
-        bail!(
-            "{name}: no release binary at {}; build it with `make build`",
-            binary.display()
-        );
-    }
+    let binary = app.built_binary()?;
     // Every app stores its pages under the same keys (docs/spec.md §3.5), some in a format
     // of their own: the pages another app left would be served as this one's.
     match page_cache::clear() {

@@ -3,8 +3,8 @@
 //! workspace build, from cargo's timings report.
 
 use super::packages::PackageKey;
-use crate::results::idioms::{BinarySize, ColdBuild, ColdCompile, Rebuild};
-use crate::stack::apps::{App, Kind};
+use crate::results::idioms::{BinarySize, ColdBuild, ColdCompile, Rebuild, cargo_build_command};
+use crate::stack::apps::{self, App, Kind};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,18 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime};
-
-/// `make build`'s cargo command, less `--timings`: a report of a one-crate rebuild would only
-/// pile up beside the cold build's.
-pub const CARGO_BUILD: [&str; 7] = [
-    "build",
-    "--release",
-    "--workspace",
-    "--lib",
-    "--bins",
-    "--tests",
-    "--examples",
-];
 
 /// The binary's size, and a stripped copy's (the built file is never touched).
 pub fn binary_size(binary: &Path) -> Result<BinarySize> {
@@ -74,16 +62,19 @@ fn run(command: &mut Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// `make build`'s cargo command, less `--timings`: a report of a one-crate rebuild would only
+/// pile up beside the cold build's.
 fn cargo_build(workspace: &Path) -> Result<()> {
+    let command = cargo_build_command(apps::PROFILE);
+    let mut words = command.split(' ');
+    let program = words.next().unwrap_or_default();
     run(
-        Command::new("cargo")
-            .args(CARGO_BUILD)
-            .current_dir(workspace),
+        Command::new(program).args(words).current_dir(workspace),
         "cargo build",
     )
 }
 
-/// `go build` as `make build` runs it: in the app's folder, into the release folder.
+/// `go build` as `make build` runs it: in the app's folder, into the profile's folder.
 fn go_build(app: &App) -> Result<()> {
     run(
         Command::new("go")
@@ -121,11 +112,12 @@ pub fn rebuild(
     let shown = file.strip_prefix(workspace).unwrap_or(file).display();
     let how = match app.kind {
         Kind::Cargo => format!(
-            "{shown} touched, then `cargo {}` in the workspace",
-            CARGO_BUILD.join(" ")
+            "{shown} touched, then `{}` in the workspace",
+            cargo_build_command(apps::PROFILE)
         ),
         Kind::Go => format!(
-            "blank lines put before line 1 of {shown} (put back after), then `go build -o <release>/{} .` in {}",
+            "blank lines put before line 1 of {shown} (put back after), then `go build -o <{}>/{} .` in {}",
+            apps::PROFILE,
             app.binary(),
             app.dir
                 .strip_prefix(workspace)
@@ -253,7 +245,13 @@ pub fn parse_units(html: &str) -> Result<Vec<Unit>> {
 /// of every member lists the fresh dependencies too, at zero seconds; after `make lint`
 /// the build scripts and proc macros that clippy built in the same profile are fresh, a
 /// minority).
-pub fn cold_report(target_dir: &Path, members: &[&str]) -> Result<Option<(PathBuf, Vec<Unit>)>> {
+pub fn cold_report(
+    target_dir: &Path,
+    profile: &str,
+    members: &[&str],
+) -> Result<Option<(PathBuf, Vec<Unit>)>> {
+    // Cargo writes every profile's report into one folder; its summary table names the profile.
+    let profile_row = format!("<td>Profile:</td><td>{profile}</td>");
     let Ok(entries) = std::fs::read_dir(target_dir.join("cargo-timings")) else {
         return Ok(None);
     };
@@ -271,6 +269,9 @@ pub fn cold_report(target_dir: &Path, members: &[&str]) -> Result<Option<(PathBu
     for report in reports.into_iter().rev() {
         let html = std::fs::read_to_string(&report)
             .with_context(|| format!("read {}", report.display()))?;
+        if !html.contains(&profile_row) {
+            continue;
+        }
         let Ok(units) = parse_units(&html) else {
             continue;
         };
@@ -361,7 +362,8 @@ mod tests {
     /// A timings report's data: three units of the app (lib, bin, its tests), its own
     /// dependency's build script and lib, a crate two apps share, the harness, a
     /// dev-dependency, and a crate from an older lock file.
-    const REPORT: &str = r#"<script>
+    const REPORT: &str = r#"<tr><td>Profile:</td><td>release</td></tr>
+<script>
 const UNIT_DATA = [
   {"i": 0, "name": "axum-sqlx", "version": "0.1.0", "mode": "todo", "target": "", "duration": 2.0},
   {"i": 1, "name": "axum-sqlx", "version": "0.1.0", "mode": "todo", "target": " bin", "duration": 3.0},
@@ -438,20 +440,20 @@ const CONCURRENCY_DATA = [];
     }
 
     #[test]
-    fn the_cold_report_is_the_newest_with_every_member_and_most_units_compiled() {
+    fn the_cold_report_is_the_profile_s_newest_with_every_member_and_most_units_compiled() {
         let target = tempfile::tempdir().unwrap();
         let timings = target.path().join("cargo-timings");
         std::fs::create_dir_all(&timings).unwrap();
         assert!(
-            cold_report(target.path(), &["axum-sqlx"])
+            cold_report(target.path(), "release", &["axum-sqlx"])
                 .unwrap()
                 .is_none()
         );
         std::fs::write(timings.join("cargo-timing-20261201T100000Z.html"), REPORT).unwrap();
         // Newer: a rebuild of one crate only, and a rebuild of every member, which lists
         // the fresh dependencies at zero seconds.
-        let rebuild =
-            r#"const UNIT_DATA = [{"name": "axum-sqlx", "version": "0.1.0", "duration": 1.0}];"#;
+        let rebuild = r#"<td>Profile:</td><td>release</td>
+const UNIT_DATA = [{"name": "axum-sqlx", "version": "0.1.0", "duration": 1.0}];"#;
         std::fs::write(timings.join("cargo-timing-20261202T100000Z.html"), rebuild).unwrap();
         std::fs::write(timings.join("cargo-timing.html"), rebuild).unwrap();
         let members_only = REPORT
@@ -469,7 +471,7 @@ const CONCURRENCY_DATA = [];
             members_only,
         )
         .unwrap();
-        let (path, units) = cold_report(target.path(), &["axum-sqlx", "bench"])
+        let (path, units) = cold_report(target.path(), "release", &["axum-sqlx", "bench"])
             .unwrap()
             .unwrap();
         assert!(
@@ -479,13 +481,23 @@ const CONCURRENCY_DATA = [];
         assert_eq!(units.len(), 11);
         // A newer cold build wins.
         std::fs::write(timings.join("cargo-timing-20261204T100000Z.html"), REPORT).unwrap();
-        let (path, _) = cold_report(target.path(), &["axum-sqlx", "bench"])
+        let (path, _) = cold_report(target.path(), "release", &["axum-sqlx", "bench"])
             .unwrap()
             .unwrap();
         assert!(
             path.ends_with("cargo-timing-20261204T100000Z.html"),
             "{path:?}"
         );
+        // A newer cold build in another profile counts for that profile only.
+        let ci = REPORT.replace("<td>release</td>", "<td>ci</td>");
+        std::fs::write(timings.join("cargo-timing-20261205T100000Z.html"), ci).unwrap();
+        for (profile, newest) in [("release", "20261204"), ("ci", "20261205")] {
+            let (path, _) = cold_report(target.path(), profile, &["axum-sqlx", "bench"])
+                .unwrap()
+                .unwrap();
+            let name = format!("cargo-timing-{newest}T100000Z.html");
+            assert!(path.ends_with(&name), "{profile}: {path:?}");
+        }
     }
 
     #[test]

@@ -142,6 +142,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         git_commit: setup::git_commit(),
         machine: setup::machine(),
         tools: tools(),
+        profile: apps::PROFILE.to_owned(),
         quick: options.quick,
         workspace_link: relative_path(&dir.canonicalize()?, &workspace)
             .display()
@@ -345,7 +346,7 @@ fn cold_compile(idioms: &mut Idioms, graph: Option<&CargoGraph>) {
             let reason = format!(
                 "no timings report of a cold build in {}/cargo-timings; make one with `{}`",
                 apps::target_dir().display(),
-                crate::results::idioms::COLD_BUILD_COMMAND
+                crate::results::idioms::cold_build_command(apps::PROFILE)
             );
             for entry in idioms
                 .apps
@@ -379,7 +380,9 @@ type PerApp = BTreeMap<String, ColdCompile>;
 /// about all of them) and the members nothing else builds on (the harness).
 fn cold_compile_of(graph: &CargoGraph) -> Result<Option<(PerApp, ColdBuild)>> {
     let members = graph.member_names();
-    let Some((report, units)) = build_cost::cold_report(&apps::target_dir(), &members)? else {
+    let Some((report, units)) =
+        build_cost::cold_report(&apps::target_dir(), apps::PROFILE, &members)?
+    else {
         return Ok(None);
     };
     let mut roots = Vec::new();

@@ -416,15 +416,8 @@ impl Batcher<'_> {
     fn visit(&mut self, index: usize, round: u32) -> Result<()> {
         let options = self.options;
         let app = &options.apps[index];
-        if !app.binary_path().is_file() {
-            return self.fail(
-                index,
-                "build",
-                &format!(
-                    "no release binary at {}; run `make build`",
-                    app.binary_path().display()
-                ),
-            );
+        if let Err(err) = app.built_binary() {
+            return self.fail(index, "build", &format!("{err:#}"));
         }
         // After an app that failed mid-visit, its connections may still be closing.
         self.wait_for_connection_baseline()?;

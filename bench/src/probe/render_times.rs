@@ -28,14 +28,15 @@ pub fn render_times(raw: &Path) -> Result<RenderTimes> {
         );
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     };
-    // `cargo test --release … -- --bench` runs the Criterion benchmark `make build` built;
+    // `cargo test --profile … -- --bench` runs the Criterion benchmark `make build` built;
     // `cargo bench` would build everything again in the bench profile.
     let criterion = run(
         &workspace,
         "cargo",
         &[
             "test",
-            "--release",
+            "--profile",
+            apps::PROFILE,
             "--workspace",
             "--bench",
             "render",

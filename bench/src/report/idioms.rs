@@ -163,10 +163,10 @@ fn how_to_read(idioms: &Idioms) -> String {
          Go, the modules of `go list -deps`, the standard library left out. The workspace's \
          own crates and modules are counted apart; a name in more than one version is listed \
          as duplicated (Go's minimal version selection builds one version of a module).\n\n\
-         **The binary** is the release build's, as built (with line tables, for profiles) \
+         **The binary** is the `{profile}` profile's build, as built (with line tables, for profiles) \
          and as a stripped copy.\n\n\
-         **The rebuild** is the wall time of `make build`'s command (`cargo build --release \
-         --workspace --lib --bins --tests --examples`, or `go build` in the app's folder) after a change to the \
+         **The rebuild** is the wall time of `make build`'s command (`{build}`, or `go build` \
+         in the app's folder) after a change to the \
          file holding the app's `detail-page` region, median of {rebuilds} after one untimed \
          build; Rust files are touched (cargo rebuilds by time), Go files get blank \
          lines before line 1 (Go rebuilds by content), put back byte for byte after. A Rust \
@@ -189,7 +189,9 @@ fn how_to_read(idioms: &Idioms) -> String {
         } else {
             format!("{} runs", idioms.rebuilds)
         },
-        cold = idioms::COLD_BUILD_COMMAND,
+        profile = idioms.profile,
+        build = idioms::cargo_build_command(&idioms.profile),
+        cold = idioms::cold_build_command(&idioms.profile),
         starts = idioms.starts,
         idle = idioms.idle_after_secs,
     )

@@ -21,6 +21,10 @@ pub struct Idioms {
     pub machine: Machine,
     /// rustc, cargo, go.
     pub tools: BTreeMap<String, String>,
+    /// The cargo profile of the binaries, the rebuilds and the cold build (`release` but for
+    /// `make test`'s `ci`).
+    #[serde(default = "release")]
+    pub profile: String,
     /// `--quick`: no incremental rebuild, fewer starts.
     pub quick: bool,
     /// From the page's folder to the workspace (`../..`): the sources' links start with it.
@@ -396,9 +400,35 @@ pub const FILE: &str = "idioms.json";
 /// A measurement of a stage a stopped run did not reach.
 pub const NOT_REACHED: &str = "not reached: the run stopped before this stage";
 
-/// The command that leaves a timings report of a cold build (what `make build` does on a
-/// fresh checkout).
-pub const COLD_BUILD_COMMAND: &str = "cargo clean --release && cargo build --release --workspace --lib --bins --tests --examples --timings";
+fn release() -> String {
+    "release".to_owned()
+}
+
+/// Cargo's flag for `profile`.
+pub fn profile_flag(profile: &str) -> String {
+    match profile {
+        "release" => "--release".to_owned(),
+        profile => format!("--profile {profile}"),
+    }
+}
+
+/// `make build`'s cargo command in `profile`, less `--timings`.
+pub fn cargo_build_command(profile: &str) -> String {
+    format!(
+        "cargo build {} --workspace --lib --bins --tests --examples",
+        profile_flag(profile)
+    )
+}
+
+/// The command that leaves a timings report of a cold build in `profile` (what `make build`
+/// does on a fresh checkout).
+pub fn cold_build_command(profile: &str) -> String {
+    format!(
+        "cargo clean {} && {} --timings",
+        profile_flag(profile),
+        cargo_build_command(profile)
+    )
+}
 
 /// Where `blogbench idioms` writes by default: `<workspace>/idioms`.
 pub fn default_dir() -> PathBuf {

@@ -50,7 +50,7 @@ pub const GO: &str = "go";
 
 /// How an app is built, named by its folder's build file: `make build` runs
 /// `cargo build` for the workspace's crates and `go build` in each Go module's folder, both
-/// into the release folder.
+/// into the profile's folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Cargo,
@@ -117,6 +117,18 @@ pub fn find(name: &str) -> Result<App> {
 }
 
 /// The workspace's target folder: `CARGO_TARGET_DIR`, else `<workspace>/target`.
+/// The cargo profile the harness was built in, whose folder holds the apps it runs: `release`
+/// for `make up` and every measurement, `ci` for `make test` (Cargo.toml says why).
+pub const PROFILE: &str = env!("BLOGBENCH_PROFILE");
+
+/// The command that builds every app into [`PROFILE`]'s folder.
+pub fn make_build() -> String {
+    match PROFILE {
+        "release" => "make build".to_owned(),
+        profile => format!("make build PROFILE={profile}"),
+    }
+}
+
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -159,16 +171,30 @@ fn workspace_around(dir: &Path) -> Option<PathBuf> {
 }
 
 impl App {
-    /// The release binary's name, which is also the crate's package name.
+    /// The binary's name, which is also the crate's package name.
     pub fn binary(&self) -> &str {
         self.manifest.binary.as_deref().unwrap_or(&self.name)
     }
 
     pub fn binary_path(&self) -> PathBuf {
-        target_dir().join("release").join(self.binary())
+        target_dir().join(PROFILE).join(self.binary())
     }
 
-    /// The app's command line (its release binary and the manifest's arguments) after
+    /// The binary's path, or why there is none and how to build it.
+    pub fn built_binary(&self) -> Result<PathBuf> {
+        let binary = self.binary_path();
+        if !binary.is_file() {
+            bail!(
+                "{}: no binary at {}; build it with `{}`",
+                self.name,
+                binary.display(),
+                make_build()
+            );
+        }
+        Ok(binary)
+    }
+
+    /// The app's command line (its binary and the manifest's arguments) after
     /// `prefix` (e.g. `taskset -c 0`), run in the app's folder: the apps that read files at
     /// run time find them from there (Loco its `config/`, Rocket its template folder), as
     /// their frameworks expect.

@@ -13,7 +13,7 @@ pub struct Manifest {
     pub name: String,
     /// One line: framework, data access, templates, cache client.
     pub stack: String,
-    /// The release binary's name, when it is not `name`.
+    /// The binary's name, when it is not `name`.
     pub binary: Option<String>,
     /// Arguments the binary is started with.
     #[serde(default)]

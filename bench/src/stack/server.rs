@@ -1,4 +1,4 @@
-//! Starting an app's release binary on a free loopback port and stopping it again.
+//! Starting an app's binary on a free loopback port and stopping it again.
 
 use crate::stack::apps::App;
 use crate::stack::cgroup::MemoryCgroup;
@@ -64,14 +64,7 @@ impl RunningApp {
         cpus: Option<&[usize]>,
         cgroup: Option<Arc<MemoryCgroup>>,
     ) -> Result<Self> {
-        let binary = app.binary_path();
-        if !binary.is_file() {
-            bail!(
-                "{}: no release binary at {}; build it with `make build`",
-                app.name,
-                binary.display()
-            );
-        }
+        let binary = app.built_binary()?;
         let port = free_port()?;
         let addr = format!("127.0.0.1:{port}");
         let log_path =
