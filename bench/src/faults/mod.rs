@@ -12,6 +12,7 @@ use crate::load::client::{self, Answer, Load, Pace, Workload};
 use crate::parity::{self, Reference};
 use crate::progress::Progress;
 use crate::results::faults::{AppFaults, FaultOutcome, FaultsRun};
+use crate::results::write_atomically;
 use crate::stack::apps::{self, Target};
 use crate::stack::page_cache;
 use crate::stack::processes;
@@ -21,7 +22,7 @@ use crate::{load, routes};
 use anyhow::{Context, Result};
 use inject::Fault;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -125,6 +126,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
             break;
         }
         let tested = test_app(
+            &dir,
             target,
             &plan,
             options.connections,
@@ -148,6 +150,7 @@ fn now() -> String {
 }
 
 fn test_app(
+    dir: &Path,
     target: &Target,
     plan: &Plan,
     connections: u32,
@@ -205,6 +208,8 @@ fn test_app(
             fault.name()
         ));
         let outcome = under_load(
+            dir,
+            &target.label,
             &running,
             fault,
             route,
@@ -252,8 +257,12 @@ fn start_gated(target: &Target, env: &[(&str, &str)], reference: &Reference) -> 
     Ok(running)
 }
 
-/// One fault under closed-loop load on `route`: baseline, fault, and the time after.
+/// One fault under closed-loop load on `route`: baseline, fault, and the time after; every
+/// request's record saved in `dir` under `raw/`.
+#[allow(clippy::too_many_arguments)]
 fn under_load(
+    dir: &Path,
+    label: &str,
     running: &RunningApp,
     fault: Fault,
     route: &str,
@@ -301,7 +310,10 @@ fn under_load(
     }
     let fault_at = load.started.elapsed();
     let injected = fault.inject(runtime);
-    let back_at = load.started.elapsed();
+    let back_at = match &injected {
+        Ok(back) => back.saturating_duration_since(load.started),
+        Err(_) => load.started.elapsed(),
+    };
     load.resume();
     std::thread::sleep(plan.after);
     let end = load.started.elapsed();
@@ -309,6 +321,12 @@ fn under_load(
     injected?;
     let timeline = timeline::analyse(&records, fault_at, back_at, end);
     let mut outcome = outcome(fault, route, &timeline, (back_at - fault_at).as_secs_f64());
+    let file = format!("raw/{label}-{}-{route}.csv", fault.name().replace(' ', "-"));
+    std::fs::create_dir_all(dir.join("raw"))?;
+    write_atomically(&dir.join(&file), timeline::records_csv(&records).as_bytes())?;
+    outcome.fault_at_ms = Some(fault_at.as_secs_f64() * 1000.0);
+    outcome.back_at_ms = Some(back_at.as_secs_f64() * 1000.0);
+    outcome.records = Some(file);
     if writes {
         outcome.fault = format!("{} during {route}", outcome.fault);
         check_comments(&records, &mut outcome)?;
@@ -419,6 +437,9 @@ fn outcome(fault: Fault, route: &str, timeline: &Timeline, outage_secs: f64) -> 
         fault: fault.name(),
         route: route.to_owned(),
         outage_secs,
+        fault_at_ms: None,
+        back_at_ms: None,
+        records: None,
         requests: timeline.requests,
         failed_during: timeline.failed_during,
         failed_after: timeline.failed_after,

@@ -103,6 +103,21 @@ fn p99(mut latencies: Vec<Duration>) -> Option<Duration> {
     Some(latencies[index])
 }
 
+/// Every request as CSV, times in ms from the load's start, to the nanosecond the clock gave.
+pub fn records_csv(records: &[Record]) -> String {
+    let mut csv = "client,sent_ms,latency_ms,answer\n".to_owned();
+    for record in records {
+        csv.push_str(&format!(
+            "{},{:.6},{:.6},{}\n",
+            record.client,
+            ms(record.sent),
+            ms(record.latency),
+            record.answer.label()
+        ));
+    }
+    csv
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }

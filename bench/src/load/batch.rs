@@ -11,6 +11,7 @@ use super::sampler::{Sampler, Usage, measured_window};
 use super::setup::{git_commit, machine, tools};
 use crate::parity::{self, Fetched};
 use crate::progress::Progress;
+use crate::results::sweep::CpuBusy;
 use crate::results::{
     AppResult, AppStatus, Batch, Ceilings, CpuSets, Pacer, Parity, RouteResult, Run, Settings,
 };
@@ -578,7 +579,10 @@ impl Batcher<'_> {
         );
         let usage = sampler.finish();
         let raw_output = format!("{stem}.{}", options.loadgen.extension());
-        Ok(admitted_run(round, load?, expected, &usage, raw_output))
+        let busy = usage.cpu_busy(&options.cpus);
+        Ok(admitted_run(
+            round, load?, expected, &usage, busy, raw_output,
+        ))
     }
 
     /// One run of a route that writes (docs/spec.md §5.2), on the harness's own client: the
@@ -634,7 +638,10 @@ impl Batcher<'_> {
             writes: true,
         };
         let load = client::summarise(&records, &posts);
-        Ok(admitted_run(round, load, expected, &usage, raw_output))
+        let busy = usage.cpu_busy(&options.cpus);
+        Ok(admitted_run(
+            round, load, expected, &usage, busy, raw_output,
+        ))
     }
 }
 
@@ -644,6 +651,7 @@ fn admitted_run(
     load: LoadRun,
     expected: Expected,
     usage: &Usage,
+    cpu_busy: Option<CpuBusy>,
     raw_output: String,
 ) -> Run {
     let invalid_reason = admission(&load, expected, usage);
@@ -665,6 +673,7 @@ fn admitted_run(
         redis_cpu_percent: usage.redis_cpu_percent,
         raw_output,
         stale_reads: expected.writes.then_some(load.stale_reads),
+        cpu_busy,
     }
 }
 

@@ -137,7 +137,8 @@ pub struct OpenRecord {
     pub answer: Answer,
 }
 
-/// What a run did, with the counters kept apart from the records so they audit each other.
+/// What a run did: the counters, kept by the dispatcher and the requests' tasks, and the
+/// records, which must agree with them.
 #[derive(Debug, Clone)]
 pub struct OpenRun {
     pub records: Vec<OpenRecord>,

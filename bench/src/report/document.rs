@@ -6,6 +6,7 @@ use super::markdown::{Table, code_block, escape};
 use super::numbers;
 use super::outcome::{self, Measured, Summary};
 use super::routes::{self, Group};
+use crate::results::sweep::SERVICE_BOUND_BUSY;
 use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run};
 use std::collections::BTreeMap;
 
@@ -488,12 +489,26 @@ fn latency(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
         measured_or_short(app, route, |measured| {
             let p50 = measured.median(|r| r.latency_ms.p50);
             let p99 = measured.median(|r| r.latency_ms.p99);
-            format!("{} / {}", numbers::ms(p50), numbers::ms(p99))
+            let mark = if measured.mostly_service_bound() {
+                " ‡"
+            } else {
+                ""
+            };
+            format!("{} / {}{mark}", numbers::ms(p50), numbers::ms(p99))
         })
     });
     format!(
-        "## Latency\n\n{}p50 / p99 in ms, medians of the valid runs:\n\n{table}",
-        image(charts, charts::LATENCY_FILE)
+        "## Latency\n\n{}p50 / p99 in ms, medians of the valid runs, as the load generator \
+         measured them: in a closed loop ({connections} connections, each sending its next \
+         request once the last is answered), so a stall delays requests that were never sent \
+         and hardly shows in these percentiles (coordinated omission). Compare tails with the \
+         sweep's open-loop latencies (`make sweep`, docs/spec.md §8), whose clock starts when \
+         a request falls due. ‡: most valid runs had the CPUs PostgreSQL, Redis and the load \
+         generator share at least {busy} busy, so they set the pace there, not only the \
+         app.\n\n{table}",
+        image(charts, charts::LATENCY_FILE),
+        connections = batch.settings.connections,
+        busy = numbers::share(SERVICE_BOUND_BUSY),
     )
 }
 

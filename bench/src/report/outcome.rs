@@ -68,6 +68,12 @@ impl Measured<'_> {
     pub fn median(&self, pick: impl Fn(&Run) -> f64) -> f64 {
         self.summary(pick).median
     }
+
+    /// More than half of the valid runs were service-bound ([`Run::service_bound`]).
+    pub fn mostly_service_bound(&self) -> bool {
+        let valid: Vec<&Run> = self.0.valid_runs().collect();
+        valid.iter().filter(|r| r.service_bound()).count() * 2 > valid.len()
+    }
 }
 
 /// `app`'s route named `route` when at least one of its runs is valid.

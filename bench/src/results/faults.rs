@@ -54,6 +54,16 @@ pub struct FaultOutcome {
     pub route: String,
     /// From the fault's start until the service answered again (the stall's length).
     pub outage_secs: f64,
+    /// When the fault started and when a poller of the harness's own first had an answer
+    /// from the service again, ms from the load's start: where `records` splits.
+    #[serde(default)]
+    pub fault_at_ms: Option<f64>,
+    #[serde(default)]
+    pub back_at_ms: Option<f64>,
+    /// Every request of the run, a CSV file in the run's folder (client, sent and latency
+    /// in ms from the load's start, answer), from which the split can be recomputed.
+    #[serde(default)]
+    pub records: Option<String>,
     pub requests: u64,
     /// Failed requests sent before the service was back (none may fail before the fault).
     pub failed_during: u64,

@@ -199,6 +199,18 @@ pub struct Run {
     /// Reads that lacked the comment their client had just posted (the routes that write).
     #[serde(default)]
     pub stale_reads: Option<u64>,
+    /// How busy the app's CPUs and the CPUs PostgreSQL, Redis and the load generator share
+    /// were during the run; `None` in batches recorded before it.
+    #[serde(default)]
+    pub cpu_busy: Option<sweep::CpuBusy>,
+}
+
+impl Run {
+    /// The CPUs of the services and the load generator were nearly saturated
+    /// ([`sweep::SERVICE_BOUND_BUSY`]): they set the pace, not only the app.
+    pub fn service_bound(&self) -> bool {
+        self.cpu_busy.is_some_and(|busy| busy.service_bound())
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

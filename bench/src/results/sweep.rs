@@ -160,10 +160,10 @@ pub struct RatePoint {
     pub completed: u64,
     /// Not answered: connection errors, or the latency limit passed.
     pub failed: u64,
-    /// Neither at the end (the accounting identity is `sent = completed + failed + in_flight`).
+    /// Neither at the end.
     pub in_flight: u64,
-    /// Right answers in by the end of the run's schedule ÷ the requests the target rate
-    /// made due in it.
+    /// Right answers in by the route's SLO after the end of the run's schedule ÷ the requests
+    /// sent.
     pub delivered_ratio: f64,
     /// From each request's due time to its answer.
     pub latency_ms: Latency,
@@ -193,7 +193,7 @@ pub struct RatePoint {
     pub cpu_busy: Option<CpuBusy>,
     /// Above [`CLIENT_BOUND_FRACTION`] of the generator's ceiling.
     pub client_bound: bool,
-    /// Every answer right, delivered ≥ 99 %, accounting identity held, nothing over the
+    /// Measured correctly: every answer right, records agreeing with counters, nothing over the
     /// latency limit; else `invalid_reason` lists what failed.
     pub valid: bool,
     pub invalid_reason: Option<String>,
@@ -212,11 +212,27 @@ pub struct CpuBusy {
     pub services_and_load: f64,
 }
 
+impl CpuBusy {
+    /// The services' and the generator's CPUs were at least [`SERVICE_BOUND_BUSY`] busy: they
+    /// set the pace there, not only the app.
+    pub fn service_bound(&self) -> bool {
+        self.services_and_load >= SERVICE_BOUND_BUSY
+    }
+}
+
+/// The share of the requests sent an app must deliver (right, by the SLO after the run's end)
+/// to keep up with the rate.
+pub const DELIVERED_MIN: f64 = 0.99;
+
 impl RatePoint {
+    /// The app fell behind the rate: it delivered less than [`DELIVERED_MIN`].
+    pub fn fell_behind(&self) -> bool {
+        self.delivered_ratio < DELIVERED_MIN
+    }
+
     /// Its services' and generator's CPUs were at least [`SERVICE_BOUND_BUSY`] busy.
     pub fn service_bound(&self) -> bool {
-        self.cpu_busy
-            .is_some_and(|busy| busy.services_and_load >= SERVICE_BOUND_BUSY)
+        self.cpu_busy.is_some_and(|busy| busy.service_bound())
     }
 }
 
@@ -324,15 +340,47 @@ pub struct Overload {
     /// The base phase before the overload: p99 and right answers per second.
     pub baseline_p99_ms: f64,
     pub baseline_per_sec: f64,
-    /// Seconds after the overload ended until every later second was back within the
-    /// baseline (p99 ≤ max(2 × baseline, baseline + 5 ms), right answers ≥ 95 % of the
-    /// base rate, no failures); `None` when it never was.
+    /// The p99 a second had to be within to be back: the route's SLO. `None` in sweeps
+    /// recorded before it, whose bound was max(2 × baseline, baseline + 5 ms) and which
+    /// needed every later second back.
+    #[serde(default)]
+    pub back_p99_bound_ms: Option<f64>,
+    /// Seconds after the overload ended until the first of three seconds in a row that were
+    /// back (p99 within `back_p99_bound_ms`, right answers ≥ 95 % of the base rate, no
+    /// failures); `None` when there were none.
     pub recovered_after_secs: Option<f64>,
     pub recovered: bool,
     pub survived: bool,
     /// Per second of the schedule (by due time): target, right answers, failures, p99.
     pub seconds: Vec<OverloadSecond>,
     pub histogram: String,
+}
+
+/// An app is back from an overload at the first of this many seconds in a row that are back:
+/// a blip later on is the noise of a shared machine, not a relapse.
+pub const HEALTHY_SECONDS: usize = 3;
+
+/// Seconds from the overload's end (`overload_end`, s into the schedule) to the first of
+/// [`HEALTHY_SECONDS`] in a row that were back: no failure, p99 within `p99_bound_ms` (the
+/// route's SLO: a bound drawn from the baseline would loosen with a noisy one), right
+/// answers ≥ 95 % of `base_per_sec`.
+pub fn recovered_after_secs(
+    seconds: &[OverloadSecond],
+    overload_end: f64,
+    p99_bound_ms: f64,
+    base_per_sec: f64,
+) -> Option<f64> {
+    let back = |s: &OverloadSecond| {
+        s.failed == 0 && s.p99_ms <= p99_bound_ms && s.right as f64 >= 0.95 * base_per_sec
+    };
+    let after: Vec<&OverloadSecond> = seconds
+        .iter()
+        .filter(|s| f64::from(s.second) >= overload_end)
+        .collect();
+    after
+        .windows(HEALTHY_SECONDS)
+        .position(|window| window.iter().all(|s| back(s)))
+        .map(|from| from as f64)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -379,6 +427,22 @@ impl RouteSweep {
             .filter(|rung| rung.sustained(rounds))
             .map(|rung| rung.target_per_sec)
             .max_by(f64::total_cmp)
+    }
+
+    /// The rate that set the max: the lowest rate above the max sustainable one (none of
+    /// them was sustained), or the lowest rate when none was sustained, or the max itself
+    /// when the ladders ended there; `None` when nothing ran.
+    pub fn rung_that_set_the_max(&self, rounds: u32) -> Option<Rung<'_>> {
+        let max = self.max_sustainable(rounds);
+        let (above, at_or_below): (Vec<_>, Vec<_>) = self
+            .rungs()
+            .into_iter()
+            .partition(|rung| max.is_none_or(|max| rung.target_per_sec > max));
+        let by_rate = |a: &Rung<'_>, b: &Rung<'_>| a.target_per_sec.total_cmp(&b.target_per_sec);
+        above
+            .into_iter()
+            .min_by(by_rate)
+            .or_else(|| at_or_below.into_iter().max_by(by_rate))
     }
 
     /// Each round's highest sustained rate, in round order (`None` for a round that
@@ -553,6 +617,8 @@ mod tests {
         );
         assert_eq!(route.max_sustainable(1), Some(500.0));
         assert_eq!(route.misses_below_max(1), 1);
+        let above = route.rung_that_set_the_max(1).unwrap();
+        assert_eq!(above.target_per_sec, 600.0);
         let none = RouteSweep {
             common: vec![point(1, 100.0, false, 70.0)],
             own: Vec::new(),
@@ -560,6 +626,16 @@ mod tests {
         };
         assert_eq!(none.max_sustainable(1), None);
         assert_eq!(none.misses_below_max(1), 0);
+        assert_eq!(none.rung_that_set_the_max(1).unwrap().target_per_sec, 100.0);
+        let top_held = RouteSweep {
+            common: vec![point(1, 100.0, true, 1.0)],
+            own: Vec::new(),
+            ..none
+        };
+        assert_eq!(
+            top_held.rung_that_set_the_max(1).unwrap().target_per_sec,
+            100.0
+        );
     }
 
     #[test]
@@ -608,6 +684,41 @@ mod tests {
         };
         assert_eq!(two_rounds.max_sustainable(2), None);
         assert_eq!(two_rounds.max_sustainable(1), Some(1000.0));
+    }
+
+    /// The README's recovery figures for docs/example-sweep-20261203135229, recomputed by
+    /// today's rule from the per-second figures it recorded.
+    #[test]
+    fn the_example_sweep_s_overloads_by_the_recovery_rule() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/example-sweep-20261203135229/sweep.json"
+        );
+        let sweep = Sweep::load(Path::new(file)).unwrap();
+        let plan = &sweep.settings.overload;
+        let end = plan.before_secs + plan.overload_secs;
+        let slo = sweep.settings.slo_ms["detail"];
+        let back: Vec<(&str, Option<f64>)> = sweep
+            .apps
+            .iter()
+            .filter_map(|app| {
+                let o = app.overload.as_ref()?;
+                let after = recovered_after_secs(&o.seconds, end, slo, o.base_per_sec);
+                Some((app.label.as_str(), after))
+            })
+            .collect();
+        assert_eq!(
+            back,
+            [
+                ("go", None),
+                ("axum-sqlx", Some(1.0)),
+                ("axum-sqlx-sysalloc", Some(6.0)),
+                ("axum-sqlx-jemalloc", None),
+                ("axum-postgres", Some(5.0)),
+                ("actix-sqlx", None),
+                ("gin", None),
+            ]
+        );
     }
 
     #[test]

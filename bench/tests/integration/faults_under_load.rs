@@ -4,7 +4,8 @@
 //! Nothing else may run while PostgreSQL is down (`common::serial`).
 
 use crate::common;
-use bench::results::faults::FaultsRun;
+use bench::results::faults::{FaultOutcome, FaultsRun};
+use std::path::Path;
 use std::process::Command;
 
 #[test]
@@ -99,6 +100,12 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
             .find(|p| p.request == "GET /posts/%00")
             .expect("the NUL probe");
         assert_eq!(percent_00.status, Some(404), "{name}");
+        for fault in &app.faults {
+            assert_eq!(
+                recomputed_split(&dir, fault),
+                (fault.failed_during, fault.failed_after)
+            );
+        }
         let flood = app.flood.as_ref().expect("a flood");
         assert!(
             flood.requests > 0 && flood.answered == flood.requests,
@@ -107,4 +114,29 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
     }
     let table = std::fs::read_to_string(dir.join("reliability.md")).unwrap();
     assert!(table.contains("| actix-sqlx |") && table.contains("postgres restart"));
+}
+
+/// The failed requests sent during and after the outage, recomputed from the run's request
+/// records and its fault and return times: during = answered after the fault began and sent
+/// before the service was back; after = sent once it was back.
+fn recomputed_split(dir: &Path, fault: &FaultOutcome) -> (u64, u64) {
+    let fault_at = fault.fault_at_ms.expect("the fault's time");
+    let back_at = fault.back_at_ms.expect("the return's time");
+    let file = fault.records.as_ref().expect("the records");
+    let csv = std::fs::read_to_string(dir.join(file)).unwrap();
+    let (mut during, mut after) = (0, 0);
+    for line in csv.lines().skip(1) {
+        let fields: Vec<&str> = line.splitn(4, ',').collect();
+        let sent: f64 = fields[1].parse().unwrap();
+        let done = sent + fields[2].parse::<f64>().unwrap();
+        if matches!(fields[3], "200" | "303") {
+            continue;
+        }
+        if sent >= back_at {
+            after += 1;
+        } else if done >= fault_at {
+            during += 1;
+        }
+    }
+    (during, after)
 }

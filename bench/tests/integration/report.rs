@@ -6,6 +6,7 @@ use crate::common;
 use crate::screenshot;
 
 use bench::report::{self, Comparison};
+use bench::results::sweep::CpuBusy;
 use bench::results::{
     AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Pacer, Parity,
     RouteResult, Run, Settings,
@@ -59,6 +60,7 @@ fn run(index: u32, requests_per_sec: f64, invalid_reason: Option<&str>) -> Run {
         redis_cpu_percent: 5.0,
         raw_output: format!("raw/run-{index}.json"),
         stale_reads: None,
+        cpu_busy: None,
     }
 }
 
@@ -481,6 +483,36 @@ fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
         "{compute}"
     );
     assert!(summary.contains("**Uncached pages.**"), "{summary}");
+}
+
+#[test]
+fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
+    let _serial = common::serial();
+    let mut busy = batch();
+    let busy_runs = [0.95, 0.4, 0.92];
+    for (run, services_and_load) in route_mut(&mut busy, "axum-sqlx", "detail")
+        .runs
+        .iter_mut()
+        .zip(busy_runs)
+    {
+        run.cpu_busy = Some(CpuBusy {
+            app: 0.8,
+            services_and_load,
+        });
+    }
+    let markdown = read(reported(&busy).path(), "report.md");
+    let latency = &markdown[markdown.find("## Latency").unwrap()..];
+    assert!(latency.contains("coordinated omission"), "{latency}");
+    let table = table_after(latency, "p50 / p99 in ms");
+    let axum = table.iter().find(|row| row[0] == "axum-sqlx").unwrap();
+    // Two of its three detail runs had the shared CPU at least 90 % busy; no other route's.
+    let marked: Vec<&str> = ROUTES
+        .iter()
+        .zip(&axum[1..])
+        .filter(|(_, cell)| cell.ends_with(" ‡"))
+        .map(|((route, ..), _)| *route)
+        .collect();
+    assert_eq!(marked, ["detail"], "{latency}");
 }
 
 #[test]

@@ -65,14 +65,11 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
                 assert!(point.app_cpu_us_per_request > 0.0, "{name} {}", route.route);
             }
             // A quarter of Go's max is well within every app's reach on this machine: every
-            // answer right and nearly all in on time (a stall of the shared machine at the
-            // run's end can hold a few answers past it, so not the 99 % gate itself).
+            // run valid, every answer right.
             for first in rungs[0].runs.iter() {
                 assert_eq!(first.fraction, 0.25);
                 assert!(
-                    first.failed == 0
-                        && first.answers.keys().all(|a| a == "200")
-                        && first.delivered_ratio >= 0.95,
+                    first.valid && first.answers.keys().all(|a| a == "200"),
                     "{name} {} at {:.0}/s, round {}: {:?}",
                     route.route,
                     first.target_per_sec,
