@@ -453,7 +453,12 @@ fn requests(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
             text.push_str(&image(charts, &charts::requests_file(group)));
         }
     }
-    text.push_str("Every route, median req/s of the valid runs:\n\n");
+    text.push_str(&format!(
+        "Every route, median req/s of the valid runs (‡: most of them had the CPUs \
+         PostgreSQL, Redis and the load generator share at least {} busy, so those set the \
+         pace there, not only the app):\n\n",
+        numbers::share(SERVICE_BOUND_BUSY)
+    ));
     text.push_str(&per_route_table(
         batch,
         columns,
@@ -461,7 +466,10 @@ fn requests(batch: &Batch, columns: &[String], charts: &[Chart]) -> String {
             Err(missing) => missing.long(),
             Ok(measured) => {
                 let summary = measured.summary(|r| r.requests_per_sec);
-                let median = numbers::per_sec(summary.median);
+                let mut median = numbers::per_sec(summary.median);
+                if measured.mostly_service_bound() {
+                    median.push_str(" ‡");
+                }
                 if summary.valid < summary.runs {
                     format!("{median} ({}/{} valid)", summary.valid, summary.runs)
                 } else {

@@ -50,6 +50,12 @@ pub fn times(ratio: f64) -> String {
     format!("{ratio:.2}×")
 }
 
+/// A ratio of two max sustainable rates, one decimal: each is known only to its ladder's step
+/// (10–25 %), so a second decimal would claim more than the runs show: 1.843 → `1.8×`.
+pub fn rough_times(ratio: f64) -> String {
+    format!("{ratio:.1}×")
+}
+
 /// A relative change with its sign: 0.2 → `+20.0 %`.
 pub fn change(ratio: f64) -> String {
     format!("{:+.1} %", ratio * 100.0)

@@ -259,7 +259,9 @@ fn max_rates(sweep: &Sweep) -> String {
     format!(
         "## Max rate under the SLO\n\n\
          Per app and route, the highest rate of either ladder that was sustained, in req/s; \
-         in parentheses the ratio to Go's, then each round's own highest held rate in round \
+         in parentheses the ratio to Go's, to one decimal, and the next rate up, which was \
+         not sustained: the app's own max lies between the two, so it is known only to the \
+         ladders' step (10–25 %); then each round's own highest held rate in round \
          order (how far one round can mislead); \"n lower missed\": that many lower rates \
          were not sustained (a stall sank runs, or the app has a bad patch below its max: see \
          the latency chart). \"none\": no rate was sustained; \"—\": the route was not \
@@ -284,8 +286,9 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
     let mut notes = Vec::new();
     // The rate above the max decided it (or the ladders' end did): when that rate ran
     // client- or service-bound, the app may well hold more, so the max is only a floor.
-    let marks = measured
-        .rung_that_set_the_max(rounds)
+    let set_by = measured.rung_that_set_the_max(rounds);
+    let marks = set_by
+        .as_ref()
         .map_or_else(String::new, |rung| bound_marks(rung.median_run()));
     let mut cell = match measured.max_sustainable(rounds) {
         Some(max) => {
@@ -295,7 +298,11 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
                 .and_then(|go| go.max_sustainable(rounds))
                 .filter(|go_max| *go_max > 0.0);
             if let Some(go_max) = go_max {
-                notes.push(numbers::times(max / go_max));
+                notes.push(numbers::rough_times(max / go_max));
+            }
+            if let Some(next) = set_by.filter(|rung| rung.target_per_sec > max) {
+                let next = numbers::per_sec(next.target_per_sec);
+                notes.push(format!("next {next} not sustained"));
             }
             let floor = if marks.is_empty() { "" } else { "≥ " };
             format!("{floor}{}{marks}", numbers::per_sec(max))

@@ -154,3 +154,42 @@ impl FaultsRun {
         problems
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's sentence on the 8 s database stall in docs/example-faults-20261201014554.
+    #[test]
+    fn the_example_faults_run_s_eight_second_stall() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/example-faults-20261201014554/faults.json"
+        );
+        let run = FaultsRun::load(Path::new(file)).unwrap();
+        let stalls: Vec<(&str, u64, f64)> = run
+            .apps
+            .iter()
+            .filter_map(|app| {
+                let stall = app
+                    .faults
+                    .iter()
+                    .find(|f| f.fault == "database stall 8 s")?;
+                let answered_503 = stall.answers.get("503").copied().unwrap_or(0);
+                let slowest_secs = (stall.max_latency_ms / 100.0).round() / 10.0;
+                Some((app.label.as_str(), answered_503, slowest_secs))
+            })
+            .collect();
+        assert_eq!(stalls[0], ("go", 0, 8.0));
+        let (cot, others): (Vec<&(&str, u64, f64)>, Vec<_>) =
+            stalls[1..].iter().partition(|s| s.0 == "cot");
+        assert_eq!(cot, [&("cot", 50, 5.0)]);
+        assert!(others.iter().all(|s| s.1 == 68), "{others:?}");
+        let slowest = others.iter().map(|s| s.2);
+        let range = (
+            slowest.clone().fold(f64::MAX, f64::min),
+            slowest.fold(0.0, f64::max),
+        );
+        assert_eq!(range, (8.0, 8.1));
+    }
+}

@@ -346,7 +346,47 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::median;
+    use super::{Batch, median};
+    use std::path::Path;
+
+    /// The README's cached-detail sentence on docs/example-report-20261203071113: each app's
+    /// ratio to its paired Go runs, rounded as the report rounds (min, median, max).
+    #[test]
+    fn the_example_batch_s_cached_detail_ratios() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/example-report-20261203071113/results.json"
+        );
+        let batch = Batch::load(Path::new(file)).unwrap();
+        let ratios = |app: &str| {
+            let app = batch.apps.iter().find(|a| a.name == app).unwrap();
+            let route = app
+                .routes
+                .iter()
+                .find(|r| r.route == "cached-detail")
+                .unwrap();
+            let ratios = route.ratios_to_pacer();
+            let (median, _) = median(ratios.iter().copied()).unwrap();
+            let low = ratios.iter().copied().fold(f64::MAX, f64::min);
+            let high = ratios.iter().copied().fold(0.0, f64::max);
+            [low, median, high].map(|r| (r * 100.0).round() / 100.0)
+        };
+        assert_eq!(ratios("go"), [1.00, 1.03, 1.07]);
+        assert_eq!(ratios("gin"), [0.94, 1.43, 1.98]);
+        assert_eq!(ratios("fasthttp"), [0.83, 1.32, 1.43]);
+        let rust = [
+            "axum-sqlx",
+            "axum-sqlx-sysalloc",
+            "axum-sqlx-jemalloc",
+            "hyper",
+            "warp",
+            "axum-postgres",
+        ];
+        for rust in rust {
+            let [low, median, _] = ratios(rust);
+            assert!(low > 1.07 && (2.25..2.6).contains(&median), "{rust}");
+        }
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {

@@ -721,6 +721,164 @@ mod tests {
         );
     }
 
+    /// The README's figures for cached-detail at half Go's max in the same example sweep.
+    #[test]
+    fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/example-sweep-20261203135229/sweep.json"
+        );
+        let sweep = Sweep::load(Path::new(file)).unwrap();
+        let slo = sweep.settings.slo_ms["cached-detail"];
+        let runs: Vec<(&str, &RatePoint)> = sweep
+            .apps
+            .iter()
+            .flat_map(|app| app.routes.iter().map(move |r| (app.label.as_str(), r)))
+            .filter(|(_, route)| route.route == "cached-detail")
+            .flat_map(|(label, route)| route.common.iter().map(move |p| (label, p)))
+            .filter(|(_, p)| p.fraction == 0.5)
+            .collect();
+        assert_eq!(runs[0].1.target_per_sec, 10_106.0);
+        let held_once = sweep
+            .apps
+            .iter()
+            .filter(|app| {
+                runs.iter()
+                    .filter(|(l, p)| *l == app.label && p.within_slo)
+                    .count()
+                    == 1
+            })
+            .count();
+        assert_eq!((held_once, sweep.apps.len()), (5, 7));
+        let p50s = runs.iter().map(|(_, p)| p.latency_ms.p50);
+        let p50_range = (
+            p50s.clone().fold(f64::MAX, f64::min),
+            p50s.fold(0.0, f64::max),
+        );
+        assert_eq!(p50_range, (0.218, 0.502));
+        let missed: Vec<&RatePoint> = runs
+            .iter()
+            .map(|(_, p)| *p)
+            .filter(|p| !p.within_slo)
+            .collect();
+        let p99s = missed.iter().map(|p| p.latency_ms.p99);
+        let p99_range = (
+            p99s.clone().fold(f64::MAX, f64::min),
+            p99s.fold(0.0, f64::max),
+        );
+        assert_eq!((missed.len(), p99_range), (14, (11.279, 84.735)));
+        let p99 = |latency: &Option<Latency>| latency.as_ref().unwrap().p99;
+        let generator_late: Vec<f64> = missed
+            .iter()
+            .map(|p| p99(&p.send_delay_ms))
+            .filter(|delay| *delay > slo)
+            .collect();
+        assert_eq!(generator_late, [14.375, 10.199]);
+        let (waited, rest): (Vec<&&RatePoint>, Vec<&&RatePoint>) = missed
+            .iter()
+            .filter(|p| p99(&p.send_delay_ms) <= slo)
+            .partition(|p| p99(&p.connection_wait_ms) > slo);
+        let waits: Vec<f64> = waited.iter().map(|p| p99(&p.connection_wait_ms)).collect();
+        assert_eq!(waits, [22.719]);
+        let share = rest
+            .iter()
+            .map(|p| (p99(&p.send_delay_ms) + p99(&p.connection_wait_ms)) / p.latency_ms.p99)
+            .fold(0.0, f64::max);
+        assert_eq!((rest.len(), (share * 100.0).round()), (11, 54.0));
+    }
+
+    /// The README's sentence on Cot's home page in the two example sweeps that ran it.
+    #[test]
+    fn cot_s_home_page_held_no_rate_in_the_example_sweeps() {
+        let mut found = Vec::new();
+        for id in ["20261203095217", "20261202122851"] {
+            let file = format!(
+                "{}/../docs/example-sweep-{id}/sweep.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let sweep = Sweep::load(Path::new(&file)).unwrap();
+            let cot = sweep.apps.iter().find(|a| a.label == "cot").unwrap();
+            let home = cot.routes.iter().find(|r| r.route == "home").unwrap();
+            assert_eq!(home.max_sustainable(sweep.settings.rounds), None, "{id}");
+            let lowest = ladder_lowest(home);
+            found.push((
+                lowest.target_per_sec,
+                lowest.latency_ms.p99.round(),
+                home.closed_loop_per_sec.round(),
+            ));
+        }
+        assert_eq!(found, [(45.0, 485.0, 91.0), (40.0, 52.0, 81.0)]);
+    }
+
+    /// The README's figures for axum-sqlx, its system-allocator and its jemalloc build (in
+    /// that order) in the one-pass and the rounds example sweeps: the max sustainable rate
+    /// on cached-detail and the closed-loop max on detail.
+    #[test]
+    fn the_allocator_builds_in_the_example_sweeps() {
+        let builds = ["axum-sqlx", "axum-sqlx-sysalloc", "axum-sqlx-jemalloc"];
+        let figures = |id: &str| -> Vec<(f64, f64)> {
+            let file = format!(
+                "{}/../docs/example-sweep-{id}/sweep.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let sweep = Sweep::load(Path::new(&file)).unwrap();
+            builds
+                .iter()
+                .map(|label| {
+                    let app = sweep.apps.iter().find(|a| a.label == *label).unwrap();
+                    let route = |name: &str| app.routes.iter().find(|r| r.route == name).unwrap();
+                    let cached = route("cached-detail").max_sustainable(sweep.settings.rounds);
+                    let detail = route("detail").closed_loop_per_sec.round();
+                    (cached.unwrap(), detail)
+                })
+                .collect()
+        };
+        assert_eq!(
+            figures("20261203095217"),
+            [(14_444.0, 2_401.0), (4_815.0, 3_925.0), (1_926.0, 7_998.0)]
+        );
+        assert_eq!(
+            figures("20261203135229"),
+            [(5_053.0, 8_210.0), (5_053.0, 7_138.0), (5_053.0, 6_234.0)]
+        );
+    }
+
+    /// docs/spec.md §8.7: Go's p99 on cached-detail at a tenth of its closed-loop max in the
+    /// sweep with one schedule per rate and in the two before it.
+    #[test]
+    fn go_s_low_rate_tail_in_the_example_sweeps() {
+        let p99s: Vec<(f64, f64)> = ["20261203073719", "20261202122851", "20261202171842"]
+            .iter()
+            .map(|id| {
+                let file = format!(
+                    "{}/../docs/example-sweep-{id}/sweep.json",
+                    env!("CARGO_MANIFEST_DIR")
+                );
+                let sweep = Sweep::load(Path::new(&file)).unwrap();
+                let go = &sweep.apps[0];
+                let cached = go
+                    .routes
+                    .iter()
+                    .find(|r| r.route == "cached-detail")
+                    .unwrap();
+                let tenth = cached.common.iter().find(|p| p.fraction == 0.1).unwrap();
+                (
+                    tenth.target_per_sec,
+                    (tenth.latency_ms.p99 * 10.0).round() / 10.0,
+                )
+            })
+            .collect();
+        assert_eq!(p99s, [(1_769.0, 5.2), (1_001.0, 25.2), (1_366.0, 110.7)]);
+    }
+
+    fn ladder_lowest(route: &RouteSweep) -> &RatePoint {
+        route
+            .runs()
+            .map(|(_, p)| p)
+            .min_by(|a, b| a.target_per_sec.total_cmp(&b.target_per_sec))
+            .unwrap()
+    }
+
     #[test]
     fn the_closed_loop_max_is_the_median_of_the_rounds_that_counted() {
         let mut route = route(Vec::new(), Vec::new());

@@ -487,6 +487,7 @@ fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
 
 #[test]
 fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
+    // The latency and req/s tables mark a route whose valid runs were mostly service-bound.
     let _serial = common::serial();
     let mut busy = batch();
     let busy_runs = [0.95, 0.4, 0.92];
@@ -513,6 +514,15 @@ fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
         .map(|((route, ..), _)| *route)
         .collect();
     assert_eq!(marked, ["detail"], "{latency}");
+    let requests = table_after(&markdown, "Every route, median req/s of the valid runs");
+    let axum = requests.iter().find(|row| row[0] == "axum-sqlx").unwrap();
+    let marked: Vec<&str> = ROUTES
+        .iter()
+        .zip(&axum[1..])
+        .filter(|(_, cell)| cell.ends_with(" ‡"))
+        .map(|((route, ..), _)| *route)
+        .collect();
+    assert_eq!(marked, ["detail"], "{markdown}");
 }
 
 #[test]

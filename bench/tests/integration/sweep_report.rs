@@ -410,12 +410,21 @@ fn every_section_in_order_and_the_max_rates_with_their_ratio_to_go() {
     // By hand: Go's detail ladders hold 2,000/s (its 3,000/s common and 3,600/s own runs
     // miss the SLO), cached-detail 18,000/s, client-bound. axum-sqlx holds 3,000/s on
     // detail (its 5,400/s run is invalid) and 15,000/s on cached-detail.
-    // 3,000 / 2,000 = 1.50 and 15,000 / 18,000 = 0.833; Go's own row has no ratio.
+    // 3,000 / 2,000 = 1.5 and 15,000 / 18,000 = 0.8 to one decimal; Go's own row has no ratio.
     // Go's cached-detail ladder ended on its client-bound rate: a floor.
-    assert_eq!(table[1], ["go", "2,000", "≥ 18,000 †"], "{markdown}");
+    // Each max with the next rate up, which was not sustained; ratios to one decimal.
+    assert_eq!(
+        table[1],
+        ["go", "2,000 (next 3,000 not sustained)", "≥ 18,000 †"],
+        "{markdown}"
+    );
     assert_eq!(
         table[2],
-        ["axum-sqlx", "3,000 (1.50×)", "15,000 (0.83×)"],
+        [
+            "axum-sqlx",
+            "3,000 (1.5×; next 5,400 not sustained)",
+            "15,000 (0.8×; next 27,000 not sustained)"
+        ],
         "{markdown}"
     );
     assert_eq!(table.len(), 3, "one row per app:\n{markdown}");
@@ -586,13 +595,13 @@ fn over_rounds_a_rate_counts_when_most_rounds_held_it_and_each_round_shows() {
         max[1],
         [
             "go",
-            "≥ 2,000 ‡ (rounds 2,000 / 2,000 / 2,000)",
+            "≥ 2,000 ‡ (next 3,000 not sustained; rounds 2,000 / 2,000 / 2,000)",
             "≥ 18,000 † (rounds 18,000 / 18,000 / 18,000)"
         ],
         "{markdown}"
     );
     assert_eq!(
-        max[2][1], "2,000 (1.00×; rounds 3,000 / 2,000 / 2,000)",
+        max[2][1], "2,000 (1.0×; next 3,000 not sustained; rounds 3,000 / 2,000 / 2,000)",
         "{markdown}"
     );
     // The median of the two that counted, (3,900 + 4,100) ÷ 2; the other is a failure.
