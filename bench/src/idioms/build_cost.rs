@@ -3,7 +3,9 @@
 //! workspace build, from cargo's timings report.
 
 use super::packages::PackageKey;
-use crate::results::idioms::{BinarySize, ColdBuild, ColdCompile, Rebuild, cargo_build_command};
+use crate::results::idioms::{
+    BinarySize, ColdBuild, ColdCompile, Rebuild, cargo_build_args, cargo_build_command,
+};
 use crate::stack::apps::{self, App, Kind};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
@@ -65,11 +67,10 @@ fn run(command: &mut Command, what: &str) -> Result<()> {
 /// `make build`'s cargo command, less `--timings`: a report of a one-crate rebuild would only
 /// pile up beside the cold build's.
 fn cargo_build(workspace: &Path) -> Result<()> {
-    let command = cargo_build_command(apps::PROFILE);
-    let mut words = command.split(' ');
-    let program = words.next().unwrap_or_default();
     run(
-        Command::new(program).args(words).current_dir(workspace),
+        Command::new("cargo")
+            .args(cargo_build_args(apps::PROFILE))
+            .current_dir(workspace),
         "cargo build",
     )
 }

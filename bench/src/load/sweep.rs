@@ -911,29 +911,8 @@ fn rate_point(
     let per_request =
         |percent: f64| percent / 100.0 * usage.seconds * 1e6 / (run.completed.max(1) as f64);
     let mut reasons = Vec::new();
-    // The dispatcher counts what it sent; each request's task counts what became of it and
-    // leaves a record. They disagree only when a request was lost or miscounted: a check of
-    // the generator's bookkeeping, not of the app.
-    let recorded = run.records.len() as u64;
-    let answered = run
-        .records
-        .iter()
-        .filter(|r| !r.answer.unanswered())
-        .count() as u64;
-    if (answered, recorded - answered) != (run.completed, run.failed) {
-        reasons.push(format!(
-            "records ≠ counters: {answered} answered and {} not in the records, {} and {} counted",
-            recorded - answered,
-            run.completed,
-            run.failed
-        ));
-    }
-    if run.sent != recorded + run.in_flight {
-        reasons.push(format!(
-            "sent {} ≠ {recorded} recorded + {} in flight",
-            run.sent, run.in_flight
-        ));
-    }
+    let bookkeeping = bookkeeping_error(run);
+    reasons.extend(bookkeeping.clone());
     if run.in_flight > 0 {
         reasons.push(format!("{} still in flight at the end", run.in_flight));
     }
@@ -969,8 +948,36 @@ fn rate_point(
         client_bound,
         valid,
         invalid_reason: (!valid).then(|| reasons.join("; ")),
+        bookkeeping,
         histogram,
     }
+}
+
+/// Where the generator's records disagree with its counters. The dispatcher counts what it
+/// sent; each request's task counts what became of it and leaves a record. They disagree only
+/// when a request was lost or miscounted: a check of the generator's bookkeeping, not of the
+/// app.
+fn bookkeeping_error(run: &OpenRun) -> Option<String> {
+    let recorded = run.records.len() as u64;
+    let answered = run
+        .records
+        .iter()
+        .filter(|r| !r.answer.unanswered())
+        .count() as u64;
+    if (answered, recorded - answered) != (run.completed, run.failed) {
+        return Some(format!(
+            "records ≠ counters: {answered} answered and {} not in the records, {} and {} counted",
+            recorded - answered,
+            run.completed,
+            run.failed
+        ));
+    }
+    (run.sent != recorded + run.in_flight).then(|| {
+        format!(
+            "sent {} ≠ {recorded} recorded + {} in flight",
+            run.sent, run.in_flight
+        )
+    })
 }
 
 /// The overload run summarised per second of due time, and whether the app came back.
@@ -1218,8 +1225,12 @@ mod tests {
         lost.records.pop();
         (lost.completed, lost.failed) = (999, 0);
         lost.sent = 1000;
-        let reason = point(&lost, 1000.0, 10.0).invalid_reason.unwrap();
-        assert_eq!(reason, "sent 1000 ≠ 999 recorded + 0 in flight");
+        let lost = point(&lost, 1000.0, 10.0);
+        assert_eq!(
+            lost.bookkeeping.as_deref(),
+            Some("sent 1000 ≠ 999 recorded + 0 in flight")
+        );
+        assert_eq!(lost.invalid_reason, lost.bookkeeping);
     }
 
     const OVERLOAD_PLAN: OverloadPlan = OverloadPlan {

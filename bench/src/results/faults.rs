@@ -158,15 +158,13 @@ impl FaultsRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::example_file;
 
     /// The README's sentence on the 8 s database stall in docs/example-faults-20261201014554.
     #[test]
     fn the_example_faults_run_s_eight_second_stall() {
-        let file = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../docs/example-faults-20261201014554/faults.json"
-        );
-        let run = FaultsRun::load(Path::new(file)).unwrap();
+        let run =
+            FaultsRun::load(&example_file("example-faults-20261201014554/faults.json")).unwrap();
         let stalls: Vec<(&str, u64, f64)> = run
             .apps
             .iter()

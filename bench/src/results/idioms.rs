@@ -412,12 +412,17 @@ pub fn profile_flag(profile: &str) -> String {
     }
 }
 
-/// `make build`'s cargo command in `profile`, less `--timings`.
+/// The arguments of `make build`'s cargo command in `profile`, less `--timings`.
+pub fn cargo_build_args(profile: &str) -> Vec<String> {
+    let mut args = vec!["build".to_owned()];
+    args.extend(profile_flag(profile).split(' ').map(str::to_owned));
+    args.extend(["--workspace", "--lib", "--bins", "--tests", "--examples"].map(str::to_owned));
+    args
+}
+
+/// `make build`'s cargo command in `profile`, less `--timings`, as text.
 pub fn cargo_build_command(profile: &str) -> String {
-    format!(
-        "cargo build {} --workspace --lib --bins --tests --examples",
-        profile_flag(profile)
-    )
+    format!("cargo {}", cargo_build_args(profile).join(" "))
 }
 
 /// The command that leaves a timings report of a cold build in `profile` (what `make build`

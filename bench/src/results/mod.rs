@@ -344,20 +344,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("rename {}", path.display()))
 }
 
+/// A checked-in example's file under `docs/`: tests check the README's figures against them.
+#[cfg(test)]
+pub(crate) fn example_file(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs")
+        .join(path)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Batch, median};
-    use std::path::Path;
+    use super::{Batch, example_file, median};
 
     /// The README's cached-detail sentence on docs/example-report-20261203071113: each app's
     /// ratio to its paired Go runs, rounded as the report rounds (min, median, max).
     #[test]
     fn the_example_batch_s_cached_detail_ratios() {
-        let file = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../docs/example-report-20261203071113/results.json"
-        );
-        let batch = Batch::load(Path::new(file)).unwrap();
+        let batch =
+            Batch::load(&example_file("example-report-20261203071113/results.json")).unwrap();
         let ratios = |app: &str| {
             let app = batch.apps.iter().find(|a| a.name == app).unwrap();
             let route = app

@@ -197,6 +197,10 @@ pub struct RatePoint {
     /// latency limit; else `invalid_reason` lists what failed.
     pub valid: bool,
     pub invalid_reason: Option<String>,
+    /// Where the generator's records disagreed with its counters (also in
+    /// `invalid_reason`): a fault of the harness, which fails the command.
+    #[serde(default)]
+    pub bookkeeping: Option<String>,
     /// Valid and p99 within the route's SLO.
     pub within_slo: bool,
     /// The latency histogram (HdrHistogram interval log, µs), relative to the sweep folder.
@@ -504,7 +508,7 @@ impl Sweep {
     }
 
     /// What went wrong, one line each: apps that could not be swept and runs whose
-    /// accounting did not add up or whose answers were wrong. Rates an app could not hold
+    /// records disagreed with their counters or whose answers were wrong. Rates an app could not hold
     /// are findings, not problems. `blogbench sweep` exits non-zero when this is not empty.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
@@ -522,17 +526,10 @@ impl Sweep {
                     }
                 }
                 for (_, point) in route.runs() {
-                    if point.sent != point.completed + point.failed + point.in_flight {
+                    if let Some(error) = &point.bookkeeping {
                         problems.push(format!(
-                            "{} {} at {:.0}/s, round {}: sent {} ≠ completed {} + failed {} + in flight {}",
-                            app.label,
-                            route.route,
-                            point.target_per_sec,
-                            point.round,
-                            point.sent,
-                            point.completed,
-                            point.failed,
-                            point.in_flight
+                            "{} {} at {:.0}/s, round {}: {error}",
+                            app.label, route.route, point.target_per_sec, point.round
                         ));
                     }
                     if point.wrong_bodies > 0 {
@@ -555,6 +552,11 @@ impl Sweep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::example_file;
+
+    fn example_sweep(id: &str) -> Sweep {
+        Sweep::load(&example_file(&format!("example-sweep-{id}/sweep.json"))).unwrap()
+    }
 
     fn point(round: u32, rate: f64, within_slo: bool, p99: f64) -> RatePoint {
         RatePoint {
@@ -584,6 +586,7 @@ mod tests {
             client_bound: false,
             valid: within_slo,
             invalid_reason: None,
+            bookkeeping: None,
             within_slo,
             histogram: String::new(),
         }
@@ -690,11 +693,7 @@ mod tests {
     /// today's rule from the per-second figures it recorded.
     #[test]
     fn the_example_sweep_s_overloads_by_the_recovery_rule() {
-        let file = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../docs/example-sweep-20261203135229/sweep.json"
-        );
-        let sweep = Sweep::load(Path::new(file)).unwrap();
+        let sweep = example_sweep("20261203135229");
         let plan = &sweep.settings.overload;
         let end = plan.before_secs + plan.overload_secs;
         let slo = sweep.settings.slo_ms["detail"];
@@ -724,11 +723,7 @@ mod tests {
     /// The README's figures for cached-detail at half Go's max in the same example sweep.
     #[test]
     fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
-        let file = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../docs/example-sweep-20261203135229/sweep.json"
-        );
-        let sweep = Sweep::load(Path::new(file)).unwrap();
+        let sweep = example_sweep("20261203135229");
         let slo = sweep.settings.slo_ms["cached-detail"];
         let runs: Vec<(&str, &RatePoint)> = sweep
             .apps
@@ -792,11 +787,7 @@ mod tests {
     fn cot_s_home_page_held_no_rate_in_the_example_sweeps() {
         let mut found = Vec::new();
         for id in ["20261203095217", "20261202122851"] {
-            let file = format!(
-                "{}/../docs/example-sweep-{id}/sweep.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let sweep = Sweep::load(Path::new(&file)).unwrap();
+            let sweep = example_sweep(id);
             let cot = sweep.apps.iter().find(|a| a.label == "cot").unwrap();
             let home = cot.routes.iter().find(|r| r.route == "home").unwrap();
             assert_eq!(home.max_sustainable(sweep.settings.rounds), None, "{id}");
@@ -817,11 +808,7 @@ mod tests {
     fn the_allocator_builds_in_the_example_sweeps() {
         let builds = ["axum-sqlx", "axum-sqlx-sysalloc", "axum-sqlx-jemalloc"];
         let figures = |id: &str| -> Vec<(f64, f64)> {
-            let file = format!(
-                "{}/../docs/example-sweep-{id}/sweep.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let sweep = Sweep::load(Path::new(&file)).unwrap();
+            let sweep = example_sweep(id);
             builds
                 .iter()
                 .map(|label| {
@@ -850,11 +837,7 @@ mod tests {
         let p99s: Vec<(f64, f64)> = ["20261203073719", "20261202122851", "20261202171842"]
             .iter()
             .map(|id| {
-                let file = format!(
-                    "{}/../docs/example-sweep-{id}/sweep.json",
-                    env!("CARGO_MANIFEST_DIR")
-                );
-                let sweep = Sweep::load(Path::new(&file)).unwrap();
+                let sweep = example_sweep(id);
                 let go = &sweep.apps[0];
                 let cached = go
                     .routes

@@ -505,24 +505,25 @@ fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
     let latency = &markdown[markdown.find("## Latency").unwrap()..];
     assert!(latency.contains("coordinated omission"), "{latency}");
     let table = table_after(latency, "p50 / p99 in ms");
-    let axum = table.iter().find(|row| row[0] == "axum-sqlx").unwrap();
     // Two of its three detail runs had the shared CPU at least 90 % busy; no other route's.
-    let marked: Vec<&str> = ROUTES
-        .iter()
-        .zip(&axum[1..])
-        .filter(|(_, cell)| cell.ends_with(" ‡"))
-        .map(|((route, ..), _)| *route)
-        .collect();
-    assert_eq!(marked, ["detail"], "{latency}");
+    assert_eq!(service_bound(&table, "axum-sqlx"), ["detail"], "{latency}");
     let requests = table_after(&markdown, "Every route, median req/s of the valid runs");
-    let axum = requests.iter().find(|row| row[0] == "axum-sqlx").unwrap();
-    let marked: Vec<&str> = ROUTES
+    assert_eq!(
+        service_bound(&requests, "axum-sqlx"),
+        ["detail"],
+        "{markdown}"
+    );
+}
+
+/// The routes whose cell in `app`'s row of a per-route table is marked service-bound.
+fn service_bound(table: &[Vec<String>], app: &str) -> Vec<&'static str> {
+    let row = table.iter().find(|row| row[0] == app).unwrap();
+    ROUTES
         .iter()
-        .zip(&axum[1..])
+        .zip(&row[1..])
         .filter(|(_, cell)| cell.ends_with(" ‡"))
         .map(|((route, ..), _)| *route)
-        .collect();
-    assert_eq!(marked, ["detail"], "{markdown}");
+        .collect()
 }
 
 #[test]

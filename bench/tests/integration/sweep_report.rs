@@ -94,6 +94,7 @@ fn point(
         valid: invalid_reason.is_none(),
         invalid_reason: invalid_reason.map(str::to_owned),
         within_slo: within_slo && invalid_reason.is_none(),
+        bookkeeping: None,
         histogram: format!("histograms/{app}-{route}-{target}.hlog"),
     }
 }
