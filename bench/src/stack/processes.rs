@@ -411,6 +411,147 @@ mod tests {
         drop((clients, held));
     }
 
+    /// The kernel serves `/proc/net/tcp` a page at a time and starts each page again at a
+    /// count of sockets into one bucket of its established-socket hash table, so sockets
+    /// added to or removed from that bucket between two pages make a walk list one socket
+    /// twice or skip one that stayed. In a network namespace whose table has the fewest
+    /// buckets the kernel allows (128, `net.ipv4.tcp_child_ehash_entries`), with connections
+    /// opened and reset beside fifty held ones, a count from that file goes wrong within a
+    /// fraction of a second; asking each socket never does.
+    #[test]
+    fn counts_every_held_connection_while_others_are_reset_in_a_crowded_socket_table() {
+        let looks = std::thread::spawn(|| {
+            crowded_socket_table::enter();
+            let (port, held) = crowded_socket_table::fifty_held_connections();
+            let churn = crowded_socket_table::Churn::start();
+            let me = std::process::id();
+            let all_held = super::PortConnections {
+                held: 50,
+                unaccepted: 0,
+            };
+            for _ in 0..2_000 {
+                assert_eq!(super::port_connections(&[me], port), all_held);
+            }
+            churn.stop();
+            drop(held);
+        });
+        looks
+            .join()
+            .expect("every look counts the fifty held connections");
+    }
+
+    /// A network namespace with a small established-socket table, entered by the calling
+    /// thread only (network namespaces are per thread), and the threads that churn in it.
+    mod crowded_socket_table {
+        use std::net::{TcpListener, TcpStream};
+        use std::os::fd::AsRawFd;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        /// Moves this thread into a new namespace whose child namespaces get 128 buckets,
+        /// sets that size there (so the machine's own setting is untouched), then into such a
+        /// child, and brings its loopback up.
+        pub fn enter() {
+            unshare_network();
+            std::fs::write("/proc/sys/net/ipv4/tcp_child_ehash_entries", "128")
+                .expect("setting the child table size in the test's own namespace");
+            unshare_network();
+            let up = std::process::Command::new("ip")
+                .args(["link", "set", "lo", "up"])
+                .status()
+                .expect("running ip (iproute2)");
+            assert!(up.success(), "ip link set lo up: {up}");
+            let buckets = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_ehash_entries")
+                .expect("reading the namespace's table size");
+            assert_eq!(buckets.trim(), "128");
+        }
+
+        fn unshare_network() {
+            // SAFETY: a plain system call on this thread's own namespaces.
+            let unshared = unsafe { libc::unshare(libc::CLONE_NEWNET) };
+            assert_eq!(
+                unshared,
+                0,
+                "unshare(CLONE_NEWNET), which needs root: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+
+        pub fn fifty_held_connections() -> (u16, Vec<(TcpStream, TcpStream)>) {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let held = (0..50)
+                .map(|_| {
+                    let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                    (client, listener.accept().unwrap().0)
+                })
+                .collect();
+            (port, held)
+        }
+
+        /// Two threads, in the caller's namespace, that open connections and reset both
+        /// ends (no TIME_WAIT: the kernel takes them out of the table at once).
+        pub struct Churn {
+            stop: Arc<AtomicBool>,
+            threads: Vec<std::thread::JoinHandle<()>>,
+        }
+
+        impl Churn {
+            pub fn start() -> Churn {
+                let namespace = std::fs::File::open("/proc/thread-self/ns/net").unwrap();
+                let stop = Arc::new(AtomicBool::new(false));
+                let threads = (0..2)
+                    .map(|_| {
+                        // One listener per thread, so each accepts the connection it opened.
+                        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+                        let namespace = namespace.try_clone().unwrap();
+                        let stop = Arc::clone(&stop);
+                        std::thread::spawn(move || {
+                            // SAFETY: joins this new thread to the namespace the file names.
+                            let joined =
+                                unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) };
+                            assert_eq!(joined, 0, "{}", std::io::Error::last_os_error());
+                            let address = listener.local_addr().unwrap();
+                            while !stop.load(Ordering::Relaxed) {
+                                let client = TcpStream::connect(address).unwrap();
+                                let (served, _) = listener.accept().unwrap();
+                                for end in [&client, &served] {
+                                    reset_on_close(end);
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                Churn { stop, threads }
+            }
+
+            pub fn stop(self) {
+                self.stop.store(true, Ordering::Relaxed);
+                for thread in self.threads {
+                    thread.join().unwrap();
+                }
+            }
+        }
+
+        fn reset_on_close(stream: &TcpStream) {
+            let linger = libc::linger {
+                l_onoff: 1,
+                l_linger: 0,
+            };
+            // SAFETY: setsockopt reads `linger`, of the size given, from this stack frame.
+            let set = unsafe {
+                libc::setsockopt(
+                    stream.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_LINGER,
+                    (&raw const linger).cast(),
+                    std::mem::size_of::<libc::linger>() as libc::socklen_t,
+                )
+            };
+            assert_eq!(set, 0, "{}", std::io::Error::last_os_error());
+        }
+    }
+
     /// A listener with a queue of one that accepts nothing: a third or fourth client's SYN
     /// finds the queue full (Linux queues one more than asked), the kernel drops it, and
     /// the client sends it again a second later.
