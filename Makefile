@@ -4,7 +4,8 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 APP ?=
-# The app names: the Go reference plus one folder under apps/ per app (a crate or a Go module).
+# The app names: the Go reference plus one folder under apps/ per app (a crate, a Go module,
+# or an app its manifest installs and starts).
 APPS := go $(sort $(patsubst apps/%/bench.toml,%,$(wildcard apps/*/bench.toml)))
 # Go apps besides the reference, each its own module, built into a binary named after its folder.
 GO_APPS := $(patsubst apps/%/go.mod,%,$(wildcard apps/*/go.mod))
@@ -21,13 +22,13 @@ BLOGBENCH := $(BUILD_DIR)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults idioms test lint go-test cargo-test
+.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults idioms test lint go-test apps-check cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
 	@echo "make test            lint, build, services, Go tests, unit, parity and integration tests, timed per stage"
 	@echo "make services        start PostgreSQL and Redis, load the data when it is not there"
-	@echo "make build           release build of every app and tool (PROFILE=ci: the profile make test builds)"
+	@echo "make build           release build of every app and tool, installs of the other languages' apps (PROFILE=ci: the profile make test builds)"
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 round, 1 s runs)"
@@ -47,6 +48,7 @@ build:
 	cargo build --profile $(PROFILE) --workspace --lib --bins --tests --examples --timings
 	cd go-reference && go build -o $(BUILD_DIR)/go-reference .
 	@for app in $(GO_APPS); do echo "go build apps/$$app"; (cd apps/$$app && go build -o $(BUILD_DIR)/$$app .) || exit 1; done
+	$(BLOGBENCH) apps build
 
 services: build
 	scripts/services.sh up
@@ -106,6 +108,12 @@ lint:
 		(cd $$module && go vet ./...) || exit 1; \
 	done
 
+# The apps in other languages: each one's formatter, linter and tests, as its manifest names
+# them (`[check]`), in its folder.
+apps-check: build
+	$(BLOGBENCH) apps lint
+	$(BLOGBENCH) apps test
+
 go-test: services
 	@for module in $(GO_MODULES); do echo "go test: $$module"; (cd $$module && go test -count=1 ./...) || exit 1; done
 
@@ -124,7 +132,7 @@ cargo-test: services tools
 
 # The stages of `make test`, in order, each timed: the table at the end says where the time
 # went. A stage's prerequisites are done by then, so its own make finds them up to date.
-TEST_STAGES := lint build services go-test cargo-test
+TEST_STAGES := lint build services go-test apps-check cargo-test
 STAGE_SECONDS := $(TARGET_DIR)/test-stage-seconds.tsv
 # Tests check behaviour, not speed: the `ci` profile (release without cross-crate LTO) builds
 # in 58–66 % of the time (README, "Build profiles"). `make up` and `make bench` build `release`

@@ -11,7 +11,7 @@
 //! blogbench idioms --quick             # every app's code side by side, its build and run cost
 //! ```
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use bench::cli_values::{parse_bytes, parse_duration, parse_slo};
 use bench::faults;
 use bench::idioms;
@@ -43,10 +43,25 @@ struct Cli {
     command: Cmd,
 }
 
+#[derive(Subcommand, Clone, Copy)]
+enum AppsAction {
+    /// Run each such app's `[build]` command where its lock file is newer than its last
+    /// install (`make build`).
+    Build,
+    /// Run each such app's `[check] lint` command: its language's formatter and linter.
+    Lint,
+    /// Run each such app's `[check] test` command: its own tests.
+    Test,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
-    /// List the apps by name, with their stacks.
-    Apps,
+    /// List the apps by name, with their stacks; or install, lint or test the apps built and
+    /// started by their manifests' commands (other languages than Rust and Go).
+    Apps {
+        #[command(subcommand)]
+        action: Option<AppsAction>,
+    },
     /// Run one app in the foreground (what `make up` does); Ctrl-C stops it.
     Run {
         /// The app's name (see `blogbench apps`).
@@ -127,7 +142,8 @@ enum Cmd {
     Sweep(SweepArgs),
     /// The same concerns in every app, side by side (each app's own source for the detail
     /// page, the pool, the cache, the error mapping, the comment POST), with what each costs:
-    /// lines of code, packages pulled in, binary size, incremental rebuild, cold compile,
+    /// lines of code, packages pulled in, binary size, incremental rebuild, cold compile (for
+    /// an app of an interpreted language: its install, timed, and the folder it fills),
     /// start-up time and idle RSS. Writes `idioms/<id>/idioms.json`, `idioms.md` and
     /// `idioms.html`. Rebuilds the workspace (the timed rebuilds) unless `--quick`.
     Idioms {
@@ -374,7 +390,10 @@ struct BenchArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Cmd::Apps => list_apps().map(|()| true),
+        Cmd::Apps { action: None } => list_apps().map(|()| true),
+        Cmd::Apps {
+            action: Some(action),
+        } => command_apps(action),
         Cmd::Run { app, bind } => run(&app, &bind).map(|()| true),
         Cmd::Parity { apps, url } => check_parity(&apps, url.as_deref()),
         Cmd::Roundtrips { apps, requests } => count_round_trips(&apps, requests).map(|()| true),
@@ -431,6 +450,39 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Installs, lints or tests every app built by its manifest's command, each in turn; true
+/// when all passed.
+fn command_apps(action: AppsAction) -> Result<bool> {
+    let mut failed = Vec::new();
+    for app in apps::all()? {
+        let Some(check) = &app.manifest.check else {
+            continue;
+        };
+        if let Err(err) = app.ensure_built() {
+            eprintln!("blogbench: {err:#}");
+            failed.push(app.name.clone());
+            continue;
+        }
+        let line = match action {
+            AppsAction::Build => continue,
+            AppsAction::Lint => &check.lint,
+            AppsAction::Test => &check.test,
+        };
+        println!("blogbench: {}: {}", app.name, line.join(" "));
+        let status = app
+            .manifest_command(line)
+            .status()
+            .with_context(|| format!("{}: run {}", app.name, line.join(" ")))?;
+        if !status.success() {
+            failed.push(app.name.clone());
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!("blogbench: failed: {}", failed.join(", "));
+    }
+    Ok(failed.is_empty())
 }
 
 fn list_apps() -> Result<()> {
@@ -716,7 +768,7 @@ fn run_profile(args: ProfileArgs) -> Result<()> {
 /// Replaces this process with the app, so Ctrl-C reaches it directly.
 fn run(name: &str, bind: &str) -> Result<()> {
     let app = apps::find(name)?;
-    let binary = app.built_binary()?;
+    app.ensure_built()?;
     // Every app stores its pages under the same keys (docs/spec.md §3.5), some in a format
     // of their own: the pages another app left would be served as this one's.
     match page_cache::clear() {
@@ -737,7 +789,7 @@ fn run(name: &str, bind: &str) -> Result<()> {
     );
     println!("blogbench: Ctrl-C stops it");
     let err = app.command(&[]).env("BIND", bind).exec();
-    bail!("cannot run {}: {err}", binary.display())
+    bail!("cannot run {name}: {err}")
 }
 
 /// The named apps; `all` = every app, the reference included when `with_reference`.

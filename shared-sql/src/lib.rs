@@ -1,6 +1,7 @@
 //! The SQL text every sqlx-based app sends, byte for byte the text the Go reference sends
 //! (`go-shared/blog/queries.go`; a test below fails when the two differ), and the rows it
-//! returns. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4; a comment 2 in a
+//! returns. `queries.json` holds the same text for the apps in other languages, whose own
+//! tests compare their copies with it; a test below fails when it is out of date. Query counts per page follow docs/spec.md §3: home 3, post 3, tag 4; a comment 2 in a
 //! transaction (§3.9).
 
 pub mod pages;
@@ -181,5 +182,23 @@ mod tests {
         for (name, sql) in &rust {
             assert_eq!(&go[name], sql, "{name} differs between Go and shared-sql");
         }
+    }
+
+    /// `queries.json`, the text for apps in other languages: `UPDATE_QUERIES_JSON=1 cargo
+    /// test -p shared-sql` rewrites it after a change here.
+    #[test]
+    fn queries_json_holds_the_same_sql_text() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/queries.json");
+        let rust: BTreeMap<&str, &str> = super::ALL.into_iter().collect();
+        let expected = serde_json::to_string_pretty(&rust).unwrap() + "\n";
+        if std::env::var_os("UPDATE_QUERIES_JSON").is_some() {
+            std::fs::write(path, &expected).unwrap();
+        }
+        let written = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            written == expected,
+            "shared-sql/queries.json differs from the constants; rewrite it with \
+             UPDATE_QUERIES_JSON=1 cargo test -p shared-sql"
+        );
     }
 }

@@ -1,10 +1,13 @@
 //! What an app costs to build: its binary as built and stripped, the incremental rebuild
 //! after a change to its route file (`make build`'s command, timed), and its share of a cold
-//! workspace build, from cargo's timings report.
+//! workspace build, from cargo's timings report. An app started by a command (JavaScript,
+//! Python) has none of these: its install (its manifest's `[build]` command, from an empty
+//! dependency folder) is timed instead, and the folder it fills is measured.
 
 use super::packages::PackageKey;
 use crate::results::idioms::{
-    BinarySize, ColdBuild, ColdCompile, Rebuild, cargo_build_args, cargo_build_command,
+    BinarySize, ColdBuild, ColdCompile, Install, InstalledFolder, Rebuild, cargo_build_args,
+    cargo_build_command,
 };
 use crate::stack::apps::{self, App, Kind};
 use anyhow::{Context, Result, bail};
@@ -93,6 +96,7 @@ pub fn prepare(app: &App, workspace: &Path) -> Result<()> {
     match app.kind {
         Kind::Cargo => cargo_build(workspace),
         Kind::Go => go_build(app),
+        Kind::Command => app.ensure_built(),
     }
 }
 
@@ -125,6 +129,7 @@ pub fn rebuild(
                 .unwrap_or(&app.dir)
                 .display()
         ),
+        Kind::Command => bail!("{}: {NO_REBUILD}", app.name),
     };
     let mut runs_secs = Vec::new();
     for run in 1..=runs {
@@ -144,6 +149,7 @@ pub fn rebuild(
                 let _changed = Prepended::blank_lines(file, run as usize)?;
                 timed(|| go_build(app))?
             }
+            Kind::Command => bail!("{}: {NO_REBUILD}", app.name),
         };
         runs_secs.push(seconds);
     }
@@ -155,6 +161,103 @@ pub fn rebuild(
         how,
         runs_secs,
     })
+}
+
+/// Why an app started by a command has no rebuild time.
+pub const NO_REBUILD: &str =
+    "not applicable: no build step, the runtime reads a changed file at its next start";
+
+/// Why it has no binary.
+pub const NO_BINARY: &str = "not applicable: no binary, the runtime runs the source";
+
+/// Why it has no cold compile.
+pub const NO_COMPILE: &str =
+    "not applicable: nothing is compiled ahead; its install is timed instead";
+
+/// The app's manifest's `[build]` command, timed in its folder after the folder it fills
+/// (`node_modules`, `.venv`: [`installed_folder`]) was removed, so that everything is
+/// installed again, as on a fresh checkout; then that folder's size. The package manager's
+/// local cache (`~/.npm`, `~/.cache/pip`) is left alone: downloads may come from it.
+pub fn install(app: &App) -> Result<Install> {
+    let build = app
+        .manifest
+        .build
+        .as_ref()
+        .context("no [build] in its bench.toml")?;
+    let folder = installed_folder(app, build);
+    if let Some(folder) = folder.as_ref().filter(|f| f.exists()) {
+        std::fs::remove_dir_all(folder)
+            .with_context(|| format!("remove {} before the install", folder.display()))?;
+    }
+    let secs = timed(|| app.install(build))?;
+    let name = |folder: &Path| {
+        folder
+            .strip_prefix(&app.dir)
+            .unwrap_or(folder)
+            .display()
+            .to_string()
+    };
+    let installed = match &folder {
+        Some(folder) => {
+            let (bytes, files) = folder_size(folder)?;
+            Some(InstalledFolder {
+                folder: name(folder),
+                bytes,
+                files,
+            })
+        }
+        None => None,
+    };
+    Ok(Install {
+        command: build.command.join(" "),
+        emptied: folder.as_deref().map(name),
+        secs,
+        installed,
+    })
+}
+
+/// The folder the install fills: the first component of the manifest's `creates`
+/// (`node_modules/.package-lock.json`, `.venv/bin/uvicorn`) when that is a folder inside
+/// the app's that git ignores — a build's output, never source — else None.
+fn installed_folder(app: &App, build: &crate::stack::manifest::Build) -> Option<PathBuf> {
+    let mut components = Path::new(&build.creates).components();
+    let first = match (components.next(), components.next()) {
+        (Some(std::path::Component::Normal(first)), Some(_)) => first,
+        _ => return None,
+    };
+    let folder = app.dir.join(first);
+    if folder.exists() && !folder.is_dir() {
+        return None;
+    }
+    let ignored = Command::new("git")
+        .args(["check-ignore", "--quiet", "--"])
+        .arg(first)
+        .current_dir(&app.dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    ignored.then_some(folder)
+}
+
+/// The regular files under `folder`: their sizes added up (apparent sizes) and their count;
+/// symbolic links are not followed (a venv's `python` points at the system's).
+fn folder_size(folder: &Path) -> Result<(u64, u64)> {
+    let (mut bytes, mut files) = (0, 0);
+    let mut folders = vec![folder.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in
+            std::fs::read_dir(&folder).with_context(|| format!("read {}", folder.display()))?
+        {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if kind.is_file() {
+                bytes += entry.metadata()?.len();
+                files += 1;
+            }
+        }
+    }
+    Ok((bytes, files))
 }
 
 fn timed(build: impl FnOnce() -> Result<()>) -> Result<f64> {
@@ -525,5 +628,102 @@ const UNIT_DATA = [{"name": "axum-sqlx", "version": "0.1.0", "duration": 1.0}];"
         let mut expected = original.clone();
         expected.extend_from_slice(b"\n// edited\n");
         assert_eq!(std::fs::read(&file).unwrap(), expected);
+    }
+
+    /// An app started by a command, in a git checkout that ignores `deps/`: its install is
+    /// timed after `deps/` is removed (a stale file there is gone after), and `deps/` is
+    /// measured. A `creates` outside an ignored folder removes nothing.
+    #[test]
+    fn an_install_starts_from_an_empty_ignored_folder_and_measures_it() {
+        let folder = tempfile::tempdir().unwrap();
+        let dir = folder.path();
+        let git = |args: &[&str]| {
+            let status = Command::new("git")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .unwrap()
+                .status;
+            assert!(status.success(), "git {args:?}");
+        };
+        git(&["init", "--quiet"]);
+        std::fs::write(dir.join(".gitignore"), "/deps/\n").unwrap();
+        std::fs::write(dir.join("requirements.txt"), "left-pad==1.3.0\n").unwrap();
+        std::fs::create_dir_all(dir.join("deps/old")).unwrap();
+        std::fs::write(dir.join("deps/old/stale"), "stale").unwrap();
+        let manifest = |creates: &str| {
+            format!(
+                r#"
+name = "script-app"
+stack = "a shell script"
+language = "python"
+key_packages = []
+[build]
+command = ["sh", "-c", "test ! -e deps/old && mkdir -p deps/lib && printf 12345 > deps/lib/a && printf 678 > deps/b && ln -sf /etc/hostname deps/link && touch deps/done installed"]
+lock = "requirements.txt"
+creates = "{creates}"
+[run]
+command = ["true"]
+runtime = ["true"]
+[check]
+lint = ["true"]
+test = ["true"]
+[settings]
+pool_max = 16
+pool_min = 4
+ping_on_acquire = "never"
+ping_on_release = false
+connection = "one"
+workers = "none"
+queries = {{ home = 3, post = 3, tag = 4 }}
+cache = "none"
+"#
+            )
+        };
+        let app = |creates: &str| {
+            std::fs::write(dir.join("bench.toml"), manifest(creates)).unwrap();
+            App {
+                name: "script-app".to_owned(),
+                dir: dir.to_owned(),
+                kind: Kind::Command,
+                manifest: crate::stack::manifest::Manifest::load(&dir.join("bench.toml")).unwrap(),
+            }
+        };
+        let install = install(&app("deps/done")).unwrap();
+        assert!(
+            install
+                .command
+                .starts_with("sh -c test ! -e deps/old && mkdir"),
+            "{}",
+            install.command
+        );
+        assert_eq!(install.emptied.as_deref(), Some("deps"));
+        assert!(install.secs > 0.0);
+        assert_eq!(
+            install.installed,
+            Some(InstalledFolder {
+                folder: "deps".to_owned(),
+                // a, b and done; the link is not followed.
+                bytes: 8,
+                files: 3,
+            })
+        );
+
+        // `creates` names a file of the app's folder: nothing is removed.
+        std::fs::create_dir_all(dir.join("deps/old")).unwrap();
+        let err = super::install(&app("installed")).unwrap_err();
+        assert!(format!("{err:#}").contains("failed"), "{err:#}");
+        assert!(dir.join("deps/old").is_dir(), "nothing removed");
+        // A folder git does not ignore is not removed either.
+        let tracked = app("src/done");
+        assert_eq!(
+            installed_folder(&tracked, tracked.manifest.build.as_ref().unwrap()),
+            None
+        );
+        let ignored = app("deps/done");
+        assert_eq!(
+            installed_folder(&ignored, ignored.manifest.build.as_ref().unwrap()),
+            Some(dir.join("deps"))
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Lines of code: a line counts when it holds code outside comments; blank lines, comments
-//! and tests do not (Rust items under `#[cfg(test)]`, Go's `_test.go` files, `tests/` and
-//! `benches/` folders). The counter is this small lexer rather than tokei: tokei counts lines
+//! and tests do not (Rust items under `#[cfg(test)]`, Go's `_test.go` files, JavaScript's
+//! `*.test.js`, Python's `test_*.py`, `test/`, `tests/` and `benches/` folders). Python's
+//! docstrings count as comments (see [`Lexer::python`]). The counter is this small lexer rather than tokei: tokei counts lines
 //! but does not parse items, so it cannot leave a `#[cfg(test)]` module out and this lexer
 //! would be needed anyway, and as a library it brings some twenty crates (rayon, ignore,
 //! grep-searcher, dashmap, …) for what is a comment-and-literal scanner.
@@ -31,14 +32,35 @@ pub fn language_of(file: &Path) -> Option<Language> {
     match file.extension()?.to_str()? {
         "rs" => Some(Language::Rust),
         "go" => Some(Language::Go),
+        "js" | "mjs" | "cjs" => Some(Language::JavaScript),
+        "py" => Some(Language::Python),
         _ => None,
     }
 }
 
+/// The comment that starts a line comment, and so a region's markers, in `language`.
+pub fn line_comment(language: Language) -> &'static str {
+    match language {
+        Language::Python => "#",
+        Language::Rust | Language::Go | Language::JavaScript => "//",
+    }
+}
+
+/// Go's `_test.go`; JavaScript's `*.test.js` and `*.spec.js` (node's test runner, Jest,
+/// Vitest); Python's `test_*.py`, `*_test.py` and pytest's `conftest.py`.
 fn is_test_file(file: &Path) -> bool {
-    file.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with("_test.go"))
+    let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    match language_of(file) {
+        Some(Language::Go) => name.ends_with("_test.go"),
+        Some(Language::JavaScript) => stem.ends_with(".test") || stem.ends_with(".spec"),
+        Some(Language::Python) => {
+            stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
+        }
+        _ => false,
+    }
 }
 
 /// The lines of `text` holding code, Rust's `#[cfg(test)]` items left out.
@@ -85,20 +107,30 @@ impl Lexer {
     }
 
     fn run(&mut self) {
+        match self.language {
+            Language::Python => self.python(),
+            _ => self.c_like(false),
+        }
+    }
+
+    /// Rust, Go and JavaScript: `//` and `/* */` comments. In a JavaScript template
+    /// literal's `${…}` (`in_template`), returns after the `}` that closes it.
+    fn c_like(&mut self, in_template: bool) {
         let rust = self.language == Language::Rust;
+        let js = self.language == Language::JavaScript;
+        let mut braces = 0usize;
         while let Some(c) = self.at(0) {
             match (c, self.at(1)) {
-                ('/', Some('/')) => {
-                    while self.at(0).is_some_and(|c| c != '\n') {
-                        self.i += 1;
-                    }
-                }
+                ('/', Some('/')) => self.line_comment(),
                 ('/', Some('*')) => self.block_comment(),
                 ('"', _) => self.literal(1, |lexer| lexer.closing_quote('"')),
+                ('`', _) if js => self.template(),
                 ('`', _) if !rust => {
                     self.literal(1, |lexer| (lexer.at(0) == Some('`')).then_some(1))
                 }
+                ('\'', _) if js => self.literal(1, |lexer| lexer.closing_quote('\'')),
                 ('\'', _) => self.quote(),
+                ('/', _) if js && self.regex_may_start() => self.regex(),
                 ('r' | 'b' | 'c', _) if rust => match self.raw_string_hashes() {
                     Some((prefix, hashes)) => self.literal(prefix, move |lexer| {
                         let closes = lexer.at(0) == Some('"')
@@ -107,12 +139,253 @@ impl Lexer {
                     }),
                     None => self.code_char(c),
                 },
+                ('{', _) if in_template => {
+                    braces += 1;
+                    self.code_char(c);
+                }
+                ('}', _) if in_template => {
+                    self.code_char(c);
+                    match braces.checked_sub(1) {
+                        Some(fewer) => braces = fewer,
+                        None => return,
+                    }
+                }
                 ('\n', _) => {
                     self.line += 1;
                     self.i += 1;
                 }
                 (c, _) if c.is_whitespace() => self.i += 1,
                 (c, _) => self.code_char(c),
+            }
+        }
+    }
+
+    /// To the end of the line.
+    fn line_comment(&mut self) {
+        while self.at(0).is_some_and(|c| c != '\n') {
+            self.i += 1;
+        }
+    }
+
+    /// A JavaScript template literal: text, escapes, and `${…}` whose code is lexed as code
+    /// (it may hold strings and templates of its own).
+    fn template(&mut self) {
+        self.code.push((self.line, LITERAL));
+        self.i += 1;
+        while let Some(c) = self.at(0) {
+            match (c, self.at(1)) {
+                ('`', _) => {
+                    self.code.push((self.line, LITERAL));
+                    self.i += 1;
+                    return;
+                }
+                ('\\', next) => {
+                    self.code.push((self.line, LITERAL));
+                    if next == Some('\n') {
+                        self.line += 1;
+                    }
+                    self.i += 2;
+                }
+                ('$', Some('{')) => {
+                    self.code.push((self.line, LITERAL));
+                    self.i += 2;
+                    self.c_like(true);
+                }
+                ('\n', _) => {
+                    self.line += 1;
+                    self.i += 1;
+                }
+                (c, _) if c.is_whitespace() => self.i += 1,
+                _ => {
+                    self.code.push((self.line, LITERAL));
+                    self.i += 1;
+                }
+            }
+        }
+    }
+
+    /// Whether a `/` here opens a JavaScript regular expression rather than dividing: it does
+    /// where an operand is expected — at the start, after an operator or an opening bracket,
+    /// or after a keyword such as `return` — and not after a name, a number, a literal or a
+    /// closing bracket.
+    fn regex_may_start(&self) -> bool {
+        const KEYWORDS: [&str; 12] = [
+            "return",
+            "typeof",
+            "instanceof",
+            "in",
+            "of",
+            "new",
+            "delete",
+            "void",
+            "throw",
+            "case",
+            "do",
+            "else",
+        ];
+        let Some(&(_, last)) = self.code.last() else {
+            return true;
+        };
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        if last == LITERAL || matches!(last, ')' | ']' | '}') {
+            return false;
+        }
+        if !word(last) {
+            return true;
+        }
+        let tail: String = self
+            .code
+            .iter()
+            .rev()
+            .map(|&(_, c)| c)
+            .take_while(|&c| word(c))
+            .collect::<Vec<char>>()
+            .into_iter()
+            .rev()
+            .collect();
+        KEYWORDS.contains(&tail.as_str())
+    }
+
+    /// `/…/flags` on one line; a `/` inside a character class (`[/]`) does not close it.
+    fn regex(&mut self) {
+        self.code.push((self.line, LITERAL));
+        self.i += 1;
+        let mut class = false;
+        while let Some(c) = self.at(0) {
+            match c {
+                '\n' => return,
+                '\\' => self.i += 2,
+                '[' => {
+                    class = true;
+                    self.i += 1;
+                }
+                ']' => {
+                    class = false;
+                    self.i += 1;
+                }
+                '/' if !class => {
+                    self.i += 1;
+                    return;
+                }
+                _ => self.i += 1,
+            }
+        }
+    }
+
+    /// Python: `#` comments; strings in single, double or tripled quotes after an optional
+    /// prefix (`r`, `b`, `f`, `rb`, …). A string that is a statement by itself — a
+    /// docstring (of a module, class or function, or an attribute's) — is documentation,
+    /// as Rust's `///` and Go's doc comments are: its lines count as comment, not code. Any
+    /// other string is code on every line it spans (`SQL = """…"""`).
+    fn python(&mut self) {
+        // Open brackets: a string inside them is part of an expression, never a statement.
+        let mut depth = 0usize;
+        while let Some(c) = self.at(0) {
+            match c {
+                '#' => self.line_comment(),
+                '\n' => {
+                    self.line += 1;
+                    self.i += 1;
+                }
+                c if c.is_whitespace() => self.i += 1,
+                c => match self.python_string_start() {
+                    Some((prefix, quote, triple, formatted)) => {
+                        self.python_string(prefix, quote, triple, formatted, depth)
+                    }
+                    None => {
+                        match c {
+                            '(' | '[' | '{' => depth += 1,
+                            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                            _ => {}
+                        }
+                        self.code_char(c);
+                    }
+                },
+            }
+        }
+    }
+
+    /// At a Python string's start (its prefix, if any, not part of a longer name): the
+    /// prefix's length, the quote, whether it is tripled, and whether it is an f-string.
+    fn python_string_start(&self) -> Option<(usize, char, bool, bool)> {
+        let name = |c: char| c.is_alphanumeric() || c == '_';
+        if self.i > 0 && name(self.chars[self.i - 1]) {
+            return None;
+        }
+        let prefix = (0..3)
+            .take_while(|&k| {
+                self.at(k)
+                    .is_some_and(|c| matches!(c.to_ascii_lowercase(), 'r' | 'b' | 'u' | 'f' | 't'))
+            })
+            .count();
+        let quote = self.at(prefix).filter(|&c| c == '"' || c == '\'')?;
+        let triple = self.at(prefix + 1) == Some(quote) && self.at(prefix + 2) == Some(quote);
+        let formatted = (0..prefix).any(|k| {
+            self.at(k)
+                .is_some_and(|c| matches!(c.to_ascii_lowercase(), 'f' | 't'))
+        });
+        Some((prefix, quote, triple, formatted))
+    }
+
+    /// One Python string, left out of the code when it is a statement by itself (it starts
+    /// its logical line, outside brackets and not after a `\` continuation, and nothing but
+    /// a comment follows it on its last line). In an f-string, a quote inside `{…}` belongs
+    /// to a nested string (Python 3.12 allows the same quote there) and closes nothing.
+    fn python_string(
+        &mut self,
+        prefix: usize,
+        quote: char,
+        triple: bool,
+        formatted: bool,
+        depth: usize,
+    ) {
+        let statement_start = depth == 0
+            && self
+                .code
+                .last()
+                .is_none_or(|&(line, c)| line < self.line && c != '\\');
+        let mark = self.code.len();
+        self.code.push((self.line, LITERAL));
+        self.i += prefix + if triple { 3 } else { 1 };
+        // Open `{` of an f-string's replacement fields.
+        let mut braces = 0usize;
+        while let Some(c) = self.at(0) {
+            match c {
+                '\\' => {
+                    self.code.push((self.line, LITERAL));
+                    if self.at(1) == Some('\n') {
+                        self.line += 1;
+                    }
+                    self.i += 2;
+                    continue;
+                }
+                '{' if formatted && self.at(1) == Some('{') && braces == 0 => self.i += 1,
+                '{' if formatted => braces += 1,
+                '}' if formatted => braces = braces.saturating_sub(1),
+                c if c == quote && braces == 0 => {
+                    let closes =
+                        !triple || (self.at(1) == Some(quote) && self.at(2) == Some(quote));
+                    if closes {
+                        self.code.push((self.line, LITERAL));
+                        self.i += if triple { 3 } else { 1 };
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            if c == '\n' {
+                self.line += 1;
+            } else if !c.is_whitespace() {
+                self.code.push((self.line, LITERAL));
+            }
+            self.i += 1;
+        }
+        if statement_start {
+            let rest = self.chars[self.i.min(self.chars.len())..]
+                .iter()
+                .find(|c| !matches!(c, ' ' | '\t' | '\r'));
+            if matches!(rest, None | Some('\n' | '#')) {
+                self.code.truncate(mark);
             }
         }
     }
@@ -154,6 +427,8 @@ impl Lexer {
         self.i += open;
         while let Some(c) = self.at(0) {
             if let Some(length) = closing(self) {
+                // The closing delimiter is code on its line, even alone there.
+                self.code.push((self.line, LITERAL));
                 self.i += length;
                 return;
             }
@@ -340,5 +615,120 @@ func main() {
         std::fs::write(dir.path().join("tests/it.rs"), RUST).unwrap();
         let rust = lines_in(dir.path(), Language::Rust, true).unwrap();
         assert_eq!(rust, Lines { files: 1, code: 10 });
+    }
+
+    /// Comments, strings holding comment markers and quotes, a template literal spanning
+    /// lines with code (and a nested template) in `${…}`, a regular expression holding `/*`
+    /// and a quote, and a division.
+    const JS: &str = r#"// A comment.
+import Fastify from 'fastify' /* block */
+
+/* a block
+   // comment */
+const url = "http://example.com/*not a comment*/";
+const quote = 'it\'s // not a comment';
+const sql = `SELECT *
+  FROM posts // still the string
+  WHERE id = ${id /* a comment in code */ + `nested ${"`"}`}`;
+const re = /\/\*[^/]*"/g;
+const half = total / 2; // division
+export default { url, quote, sql, re, half };
+"#;
+
+    #[test]
+    fn javascript_counts_code_not_comments_or_blanks() {
+        // import, url, quote, the template's three lines, re, half, export.
+        assert_eq!(count(JS, Language::JavaScript), 9);
+        // The template's `${…}` holds code: its comment is one, its nested template is not
+        // the end of the outer one.
+        let code: String = Lexer::code_chars(JS, Language::JavaScript)
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
+        assert!(code.contains("id+"), "{code}");
+        assert!(!code.contains("comment"), "{code}");
+        assert!(
+            code.ends_with("exportdefault{url,quote,sql,re,half};"),
+            "{code}"
+        );
+    }
+
+    /// A module docstring, a triple-quoted SQL string holding a `#`, class and function
+    /// docstrings (one raw, one single-quoted, one on a single line), strings holding `#`
+    /// (one nested in an f-string with the same quote, as Python 3.12 allows), a string in
+    /// brackets alone on its line, and `//`, which is integer division.
+    const PYTHON: &str = r##""""The module's docstring.
+
+It spans lines.
+"""
+import re  # a trailing comment
+
+# A comment.
+SQL = """
+SELECT * FROM posts # not a comment
+"""
+
+
+class Post:
+    '''A class docstring.'''
+
+    def title(self) -> str:
+        r"""A raw docstring with a \""" inside."""
+        hash = "# not a comment"
+        key = f"{self.data["inner#"]}"  # nested quotes
+        return f"{self.name!r} {'#'} {{hash}}"
+
+    def body(self):
+        "one-line docstring"
+        total = (7
+                 // 2)
+        return (
+            "a string in brackets"
+        )
+"##;
+
+    #[test]
+    fn python_counts_code_not_comments_blanks_or_docstrings() {
+        // import; SQL's three lines; class; def title, hash, key, return; def body, total
+        // and its `// 2)`, return (, the string, ).
+        assert_eq!(count(PYTHON, Language::Python), 15);
+        let code: String = Lexer::code_chars(PYTHON, Language::Python)
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
+        assert!(code.starts_with("importre"), "{code}");
+        assert!(code.contains("total=(7//2)"), "{code}");
+        assert!(
+            !code.contains("inner"),
+            "the nested string is the f-string's: {code}"
+        );
+        assert!(
+            !code.contains("docstring") && !code.contains("comment"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn javascript_and_python_tests_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("src/app.js", JS),
+            ("src/app.test.js", JS),
+            ("test/routes.js", JS),
+            ("node_modules/fastify/fastify.js", JS),
+            ("blog/app.py", PYTHON),
+            ("blog/test_app.py", PYTHON),
+            ("tests/conftest.py", PYTHON),
+            (".venv/lib/site.py", PYTHON),
+        ];
+        for (file, text) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let js = lines_in(dir.path(), Language::JavaScript, true).unwrap();
+        assert_eq!(js, Lines { files: 1, code: 9 });
+        let python = lines_in(dir.path(), Language::Python, true).unwrap();
+        assert_eq!(python, Lines { files: 1, code: 15 });
     }
 }

@@ -13,7 +13,7 @@ pub mod run_cost;
 use crate::load::{batch, setup};
 use crate::results::idioms::{
     AppIdioms, CodeSize, ColdBuild, ColdCompile, Concern, ConcernCode, Idioms, Language,
-    Measurement, NOT_REACHED, Packages, SharedCode, relative_path,
+    Measurement, NO_INSTALL, NOT_REACHED, Packages, SharedCode, relative_path,
 };
 use crate::stack::apps::{self, App, Kind};
 use crate::stack::cpus;
@@ -38,11 +38,22 @@ const QUICK_STARTS: u32 = 3;
 /// Timed rebuilds per app.
 const REBUILDS: u32 = 3;
 
-/// The `.rs` and `.go` files under `dir`, in path order; with `recursive`, its sub-folders'
-/// too, but for build output, tests' and benchmarks' folders, test data and hidden folders.
+/// The source files under `dir` (`.rs`, `.go`, `.js`, `.py`: [`code_size::language_of`]),
+/// in path order; with `recursive`, its sub-folders' too, but for build output, installed
+/// packages (`node_modules`; `.venv` is hidden), tests' and benchmarks' folders, test data
+/// and hidden folders, which are never read.
 pub fn source_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>> {
-    const SKIPPED: [&str; 6] = [
-        "target", "tests", "benches", "examples", "testdata", "vendor",
+    const SKIPPED: [&str; 10] = [
+        "target",
+        "tests",
+        "test",
+        "benches",
+        "examples",
+        "testdata",
+        "vendor",
+        "node_modules",
+        "__pycache__",
+        "venv",
     ];
     let mut files = Vec::new();
     let mut folders = vec![dir.to_owned()];
@@ -83,10 +94,20 @@ pub fn code_app(app: &App) -> Result<App> {
     }
 }
 
-fn language(kind: Kind) -> Language {
-    match kind {
-        Kind::Cargo => Language::Rust,
-        Kind::Go => Language::Go,
+/// The app's language: Rust or Go by its kind, else its manifest's `language`.
+pub fn language(app: &App) -> Result<Language> {
+    match app.kind {
+        Kind::Cargo => Ok(Language::Rust),
+        Kind::Go => Ok(Language::Go),
+        Kind::Command => {
+            let name = app.manifest.language.as_deref().unwrap_or_default();
+            Language::parse(name).with_context(|| {
+                format!(
+                    "{}: language = {name:?} in its bench.toml; blogbench reads javascript and python",
+                    app.name
+                )
+            })
+        }
     }
 }
 
@@ -101,12 +122,13 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let mut route_files = BTreeMap::new();
     for app in &options.apps {
         let code = code_app(app)?;
-        match regions::of_app(&workspace, &code.dir.canonicalize()?) {
+        let language = language(&code)?;
+        match regions::of_app(&workspace, &code.dir.canonicalize()?, language) {
             Ok(concerns) => {
                 route_files.insert(app.name.clone(), workspace.join(route_file(&concerns)));
                 collected.push(AppIdioms {
                     name: app.name.clone(),
-                    language: language(app.kind),
+                    language,
                     stack: app.manifest.stack.clone(),
                     dir: shown(&workspace, &app.dir),
                     code_of: app.manifest.code.clone(),
@@ -116,6 +138,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
                     binary: Measurement::not_measured(NOT_REACHED),
                     rebuild: Measurement::not_measured(NOT_REACHED),
                     cold_compile: Measurement::not_measured(NOT_REACHED),
+                    install: Measurement::not_measured(NOT_REACHED),
                     start_up: Measurement::not_measured(NOT_REACHED),
                 });
             }
@@ -124,7 +147,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
     if !problems.is_empty() {
         bail!(
-            "every app marks every concern in its own source (`// region: <concern>` … `// endregion`, README \"Idioms and developer cost\"):\n{}",
+            "every app marks every concern in its own source (`// region: <concern>` … `// endregion`, in Python `# region: <concern>` … `# endregion`; README \"Idioms and developer cost\"):\n{}",
             problems.join("\n")
         );
     }
@@ -164,8 +187,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let cargo = cargo.transpose()?;
     println!("idioms: code size and packages");
     for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
-        let (code_size, packages) = match &cargo {
-            Some(graph) if app.kind == Kind::Cargo => cargo_sizes(graph, app),
+        let (code_size, packages) = match (&cargo, app.kind) {
+            (Some(graph), Kind::Cargo) => cargo_sizes(graph, app),
+            (_, Kind::Command) => command_sizes(app, entry.language),
             _ => go_sizes(app, &workspace),
         };
         entry.code_size = code_size.into();
@@ -175,13 +199,34 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
 
     println!("idioms: binaries");
     for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
-        entry.binary = build_cost::binary_size(&app.binary_path()).into();
+        entry.binary = match app.kind {
+            Kind::Command => Measurement::not_measured(build_cost::NO_BINARY),
+            Kind::Cargo | Kind::Go => build_cost::binary_size(&app.binary_path()).into(),
+        };
     }
     idioms.save(&dir)?;
 
     println!("idioms: cold compile times");
     cold_compile(&mut idioms, cargo.as_ref());
     idioms.save(&dir)?;
+
+    for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
+        if app.kind != Kind::Command {
+            entry.install = Measurement::not_measured(NO_INSTALL);
+        }
+    }
+    for (index, app) in options.apps.iter().enumerate() {
+        if app.kind != Kind::Command {
+            continue;
+        }
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        println!("idioms: {}: install", app.name);
+        idioms.apps[index].install = build_cost::install(app).into();
+        idioms.save(&dir)?;
+    }
+    add_runtimes(&mut idioms.tools, &options.apps);
 
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     for (index, app) in options.apps.iter().enumerate() {
@@ -194,11 +239,14 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         idioms.save(&dir)?;
     }
 
-    if options.quick {
-        for entry in &mut idioms.apps {
+    for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
+        if app.kind == Kind::Command {
+            entry.rebuild = Measurement::not_measured(build_cost::NO_REBUILD);
+        } else if options.quick {
             entry.rebuild = Measurement::not_measured("not measured (--quick)");
         }
-    } else {
+    }
+    if !options.quick {
         rebuilds(
             &mut idioms,
             options,
@@ -249,6 +297,10 @@ fn rebuilds(
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
+        if app.kind == Kind::Command {
+            // No build step: recorded as not applicable above.
+            continue;
+        }
         println!("idioms: {}: {} rebuilds", app.name, REBUILDS);
         let prepared = if app.kind == Kind::Cargo && cargo_prepared {
             Ok(())
@@ -292,6 +344,22 @@ fn cargo_sizes(graph: &CargoGraph, app: &App) -> (Result<CodeSize>, Result<Packa
     (size(), Ok(graph.packages_of(id)))
 }
 
+/// Lines and packages of an app started by a command: its own folder (it builds on no
+/// workspace code), and its lock file's packages.
+fn command_sizes(app: &App, language: Language) -> (Result<CodeSize>, Result<Packages>) {
+    let size = code_size::lines_in(&app.dir, language, true).map(|own| CodeSize {
+        own,
+        builds_on: Vec::new(),
+    });
+    let packages = app
+        .manifest
+        .build
+        .as_ref()
+        .context("no [build] in its bench.toml")
+        .and_then(|build| packages::lock_packages(&app.dir.join(&build.lock)));
+    (size, packages)
+}
+
 /// Lines and packages of a Go module: its own folder, and the workspace's packages it
 /// imports (go-shared's).
 fn go_sizes(app: &App, workspace: &Path) -> (Result<CodeSize>, Result<Packages>) {
@@ -318,12 +386,14 @@ fn go_sizes(app: &App, workspace: &Path) -> (Result<CodeSize>, Result<Packages>)
 /// Each Rust app's share of the newest timings report of a cold workspace build, or why there is none.
 fn cold_compile(idioms: &mut Idioms, graph: Option<&CargoGraph>) {
     let not_go = "not applicable: a Go app (`go build` is not in cargo's timings report)";
-    for entry in idioms
-        .apps
-        .iter_mut()
-        .filter(|a| a.language == Language::Go)
-    {
-        entry.cold_compile = Measurement::not_measured(not_go);
+    for entry in &mut idioms.apps {
+        match entry.language {
+            Language::Rust => {}
+            Language::Go => entry.cold_compile = Measurement::not_measured(not_go),
+            Language::JavaScript | Language::Python => {
+                entry.cold_compile = Measurement::not_measured(build_cost::NO_COMPILE);
+            }
+        }
     }
     let result = graph
         .context("no Rust app selected")
@@ -436,6 +506,27 @@ fn tools() -> BTreeMap<String, String> {
         (name.to_owned(), version)
     })
     .collect()
+}
+
+/// The runtime of each app started by a command (its manifest's `[run]` `runtime`, run in
+/// its folder once it is installed: `node`, the venv's `python`), under the app's name.
+fn add_runtimes(tools: &mut BTreeMap<String, String>, apps: &[App]) {
+    for app in apps {
+        let Some(run) = &app.manifest.run else {
+            continue;
+        };
+        let version = app
+            .manifest_command(&run.runtime)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_else(|| format!("unknown (`{}` failed)", run.runtime.join(" ")));
+        tools.insert(
+            format!("{} runtime", app.name),
+            format!("{}: {version}", run.runtime.join(" ")),
+        );
+    }
 }
 
 /// `path` relative to the workspace when inside it.

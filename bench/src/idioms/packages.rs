@@ -1,7 +1,8 @@
 //! What an app pulls in: the unique packages of its dependency graph. Rust: `cargo metadata`
 //! for this host, walked from the app's package over normal and build dependencies
 //! (dev-dependencies build only tests). Go: `go list -deps` in the app's folder, the
-//! standard library left out. The same graphs say which of the workspace's own crates (Go:
+//! standard library left out. An app started by a command (JavaScript, Python): its lock
+//! file's packages ([`lock_packages`]). The Rust and Go graphs say which of the workspace's own crates (Go:
 //! packages) an app builds on, and which build units only one app needs.
 
 use crate::results::idioms::{Package, Packages};
@@ -168,7 +169,10 @@ impl CargoGraph {
             .collect();
         packages.sort();
         packages.dedup();
-        Packages { packages }
+        Packages {
+            packages,
+            dev_only: None,
+        }
     }
 
     /// The workspace crates `id` builds on: name and folder.
@@ -267,8 +271,135 @@ fn parse_go_list(text: &str) -> GoGraph {
     packages.sort();
     packages.dedup();
     GoGraph {
-        packages: Packages { packages },
+        packages: Packages {
+            packages,
+            dev_only: None,
+        },
         local_packages,
+    }
+}
+
+/// The packages an app started by a command installs, from its lock file (`[build]`'s
+/// `lock`): npm's `package-lock.json` or pip's `requirements.txt`.
+pub fn lock_packages(lock: &Path) -> Result<Packages> {
+    let text = std::fs::read_to_string(lock).with_context(|| format!("read {}", lock.display()))?;
+    match lock.file_name().and_then(|n| n.to_str()) {
+        Some("package-lock.json") => {
+            npm_packages(&text).with_context(|| format!("parse {}", lock.display()))
+        }
+        Some(name) if name.ends_with(".txt") => Ok(pip_packages(&text)),
+        _ => bail!(
+            "{}: not a lock file blogbench reads (package-lock.json, requirements*.txt)",
+            lock.display()
+        ),
+    }
+}
+
+/// A `package-lock.json` (version 2 or 3): every entry of `packages` under `node_modules/`
+/// (the root, `""`, is the app), by name and version, a name installed in several folders
+/// at one version counted once. Not counted: the packages only development needs
+/// (`"dev": true`; counted apart, as `dev_only`), as Cargo's dev-dependencies are not —
+/// `npm ci` installs them too, but the app never loads them — and an optional package for
+/// another platform (its `os`, `cpu` or `libc` excludes this host), which npm does not
+/// install. A workspace package (`"link": true`) is the app's own (`local`).
+fn npm_packages(text: &str) -> Result<Packages> {
+    let lock: serde_json::Value = serde_json::from_str(text)?;
+    let entries = lock["packages"]
+        .as_object()
+        .context("no `packages` (a lock file of version 2 or 3 has them)")?;
+    let mut packages = Vec::new();
+    let mut dev_only = BTreeSet::new();
+    for (path, entry) in entries {
+        let Some((_, name)) = path.rsplit_once("node_modules/") else {
+            // The root, or a workspace package's own folder (its link is counted).
+            continue;
+        };
+        if !npm_installs_here(entry) {
+            continue;
+        }
+        let local = entry["link"].as_bool() == Some(true);
+        let version = match entry["version"].as_str() {
+            Some(version) => version.to_owned(),
+            None if local => "local".to_owned(),
+            None => bail!("{path} has no version"),
+        };
+        let package = Package {
+            name: name.to_owned(),
+            version,
+            local,
+        };
+        if entry["dev"].as_bool() == Some(true) {
+            dev_only.insert(package);
+        } else {
+            packages.push(package);
+        }
+    }
+    packages.sort();
+    packages.dedup();
+    Ok(Packages {
+        packages,
+        dev_only: Some(dev_only.len() as u32),
+    })
+}
+
+/// Whether npm installs a lock entry on this host: its `os`, `cpu` and `libc` lists (node's
+/// names; `!name` excludes) allow it.
+fn npm_installs_here(entry: &serde_json::Value) -> bool {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        os => os,
+    };
+    let cpu = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        "x86" => "ia32",
+        arch => arch,
+    };
+    let libc = if cfg!(target_env = "musl") {
+        "musl"
+    } else {
+        "glibc"
+    };
+    [("os", os), ("cpu", cpu), ("libc", libc)]
+        .into_iter()
+        .all(|(field, host)| {
+            let Some(list) = entry[field].as_array() else {
+                return true;
+            };
+            let names: Vec<&str> = list.iter().filter_map(|v| v.as_str()).collect();
+            let allowed: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| !n.starts_with('!'))
+                .collect();
+            !names.contains(&format!("!{host}").as_str())
+                && (allowed.is_empty() || allowed.contains(&host))
+        })
+}
+
+/// A pip `requirements.txt` as pip-compile writes it: its `name==version` lines, one per
+/// package the app's requirements pull in (pip-compile pins them all); hash, comment and
+/// option lines, which start with a space, `#` or `-`, hold no `name==version` word first. It holds no development tools: they are pinned in another file.
+fn pip_packages(text: &str) -> Packages {
+    let mut packages: Vec<Package> = text
+        .lines()
+        .filter_map(|line| {
+            let requirement = line.split([' ', '\\', ';']).next()?;
+            let (name, version) = requirement.split_once("==")?;
+            let name = name.split('[').next()?.trim();
+            Some(Package {
+                name: name.to_owned(),
+                version: version.trim().to_owned(),
+                local: false,
+            })
+        })
+        .collect();
+    packages.sort();
+    packages.dedup();
+    Packages {
+        packages,
+        dev_only: None,
     }
 }
 
@@ -363,5 +494,113 @@ mod tests {
                 PathBuf::from("/w/go-shared/blog")
             )]
         );
+    }
+
+    /// A lock file of version 3: the root, two production packages (one installed twice at
+    /// one version, one in a second version), a dev-only test runner and its dependency, a
+    /// package for another platform, a workspace link and its folder.
+    const NPM_LOCK: &str = r#"{
+  "name": "fastify-blog",
+  "lockfileVersion": 3,
+  "packages": {
+    "": { "name": "fastify-blog", "dependencies": { "fastify": "^5.0.0" } },
+    "node_modules/fastify": { "version": "5.6.1" },
+    "node_modules/pg": { "version": "8.16.3" },
+    "node_modules/pg/node_modules/pg-types": { "version": "4.0.2" },
+    "node_modules/pg-types": { "version": "2.2.0" },
+    "node_modules/avvio/node_modules/fastify": { "version": "5.6.1" },
+    "node_modules/@fastify/view": { "version": "11.1.0" },
+    "node_modules/tap": { "version": "21.0.0", "dev": true },
+    "node_modules/@tapjs/core": { "version": "4.0.0", "dev": true },
+    "node_modules/@esbuild/win32-x64": { "version": "0.25.0", "optional": true, "os": ["win32"], "cpu": ["x64"] },
+    "node_modules/shared-views": { "resolved": "packages/shared-views", "link": true },
+    "packages/shared-views": { "version": "1.0.0" }
+  }
+}"#;
+
+    #[test]
+    fn npm_packages_are_the_installed_production_ones() {
+        let packages = npm_packages(NPM_LOCK).unwrap();
+        let shown: Vec<String> = packages
+            .packages
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}{}",
+                    p.name,
+                    p.version,
+                    if p.local { " local" } else { "" }
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "@fastify/view 11.1.0",
+                "fastify 5.6.1",
+                "pg 8.16.3",
+                "pg-types 2.2.0",
+                "pg-types 4.0.2",
+                "shared-views local local",
+            ]
+        );
+        assert_eq!(packages.dev_only, Some(2));
+        assert_eq!(packages.third_party().count(), 5);
+        assert_eq!(packages.duplicates().len(), 1, "pg-types in two versions");
+        assert!(npm_packages(r#"{"lockfileVersion": 1, "dependencies": {}}"#).is_err());
+    }
+
+    #[test]
+    fn npm_platform_lists_include_and_exclude_this_host() {
+        let entry = |json: &str| serde_json::from_str::<serde_json::Value>(json).unwrap();
+        assert!(npm_installs_here(&entry(r#"{"version": "1"}"#)));
+        assert!(!npm_installs_here(&entry(r#"{"os": ["aix"]}"#)));
+        let here = std::env::consts::OS.replace("macos", "darwin");
+        assert!(npm_installs_here(&entry(&format!(
+            r#"{{"os": ["{here}"]}}"#
+        ))));
+        assert!(!npm_installs_here(&entry(&format!(
+            r#"{{"os": ["!{here}"]}}"#
+        ))));
+        assert!(npm_installs_here(&entry(r#"{"os": ["!aix"]}"#)));
+    }
+
+    #[test]
+    fn pip_packages_are_the_pinned_lines() {
+        let lock = "#\n# pip-compile --generate-hashes\n#\n--index-url https://pypi.org/simple\n\
+            anyio==4.16.0 \\\n    --hash=sha256:59bb \\\n    --hash=sha256:c66a\n    # via\n    #   fastapi\n\
+            FastAPI==0.115.0\n\
+            uvicorn[standard]==0.34.0 ; python_version >= \"3.9\"\n\
+            \n# The following packages are considered to be unsafe:\npip==25.0\n";
+        let packages = pip_packages(lock);
+        let shown: Vec<String> = packages
+            .packages
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.version))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "FastAPI 0.115.0",
+                "anyio 4.16.0",
+                "pip 25.0",
+                "uvicorn 0.34.0"
+            ]
+        );
+        assert_eq!(packages.dev_only, None);
+    }
+
+    #[test]
+    fn a_lock_file_is_read_by_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let npm = dir.path().join("package-lock.json");
+        std::fs::write(&npm, NPM_LOCK).unwrap();
+        assert_eq!(lock_packages(&npm).unwrap().packages.len(), 6);
+        let pip = dir.path().join("requirements.txt");
+        std::fs::write(&pip, "jinja2==3.1.6\n").unwrap();
+        assert_eq!(lock_packages(&pip).unwrap().packages.len(), 1);
+        let other = dir.path().join("yarn.lock");
+        std::fs::write(&other, "").unwrap();
+        assert!(lock_packages(&other).is_err());
     }
 }

@@ -1,4 +1,5 @@
-//! The concerns an app marks in its own source, the same in Rust and Go:
+//! The concerns an app marks in its own source, the same in every language, with the
+//! language's line comment (`#` in Python, `//` in Rust, Go and JavaScript):
 //!
 //! ```text
 //! // region: detail-page
@@ -10,21 +11,23 @@
 //! are looked for in the app's own folder only, never in the shared crates, and an app that
 //! lacks a concern is an error: the page never silently shows less.
 
+use super::code_size::{language_of, line_comment};
 use super::source_files;
-use crate::results::idioms::{Concern, ConcernCode, Excerpt};
+use crate::results::idioms::{Concern, ConcernCode, Excerpt, Language};
 use std::path::Path;
 use thiserror::Error;
 
 #[derive(Debug, PartialEq, Error)]
 pub enum RegionError {
     #[error(
-        "{file}:{line}: `// region: {id}` names no concern; the concerns are {}",
+        "{file}:{line}: `{comment} region: {id}` names no concern; the concerns are {}",
         concern_ids()
     )]
     UnknownConcern {
         file: String,
         line: usize,
         id: String,
+        comment: &'static str,
     },
     #[error(
         "{file}:{line}: a region opens inside the one opened at line {open}: regions do not nest"
@@ -34,14 +37,22 @@ pub enum RegionError {
         line: usize,
         open: usize,
     },
-    #[error("{file}:{line}: `// endregion` with no region open")]
-    Unopened { file: String, line: usize },
+    #[error("{file}:{line}: `{comment} endregion` with no region open")]
+    Unopened {
+        file: String,
+        line: usize,
+        comment: &'static str,
+    },
     #[error("{file}:{line}: the region opened here is never closed")]
     Unclosed { file: String, line: usize },
     #[error("{file}:{line}: the region opened here is empty")]
     Empty { file: String, line: usize },
-    #[error("{dir}: no `// region: {concern}` in its own source files")]
-    Missing { dir: String, concern: &'static str },
+    #[error("{dir}: no `{comment} region: {concern}` in its own source files")]
+    Missing {
+        dir: String,
+        concern: &'static str,
+        comment: &'static str,
+    },
     #[error("{dir}: {error}")]
     Unreadable { dir: String, error: String },
 }
@@ -51,10 +62,15 @@ fn concern_ids() -> String {
     ids.join(", ")
 }
 
-/// Every concern's regions in the source files under `dir` (`.rs`, `.go`), files in path
-/// order; file names are shown relative to `workspace`. Every problem found, not only the
-/// first, so one run tells an author everything to fix.
-pub fn of_app(workspace: &Path, dir: &Path) -> Result<Vec<ConcernCode>, Vec<RegionError>> {
+/// Every concern's regions in the `language` source files under `dir`, files in path order;
+/// file names are shown relative to `workspace`. Every problem found, not only the first, so
+/// one run tells an author everything to fix.
+pub fn of_app(
+    workspace: &Path,
+    dir: &Path,
+    language: Language,
+) -> Result<Vec<ConcernCode>, Vec<RegionError>> {
+    let comment = line_comment(language);
     let shown = |path: &Path| {
         path.strip_prefix(workspace)
             .unwrap_or(path)
@@ -70,10 +86,13 @@ pub fn of_app(workspace: &Path, dir: &Path) -> Result<Vec<ConcernCode>, Vec<Regi
     let files = source_files(dir, true).map_err(|e| unreadable(format!("{e:#}")))?;
     let mut found = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
+    for file in files
+        .into_iter()
+        .filter(|f| language_of(f) == Some(language))
+    {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| unreadable(format!("read {}: {e}", file.display())))?;
-        match in_text(&shown(&file), &text) {
+        match in_text(&shown(&file), &text, comment) {
             Ok(regions) => found.extend(regions),
             Err(mut problems) => errors.append(&mut problems),
         }
@@ -93,6 +112,7 @@ pub fn of_app(workspace: &Path, dir: &Path) -> Result<Vec<ConcernCode>, Vec<Regi
         errors.push(RegionError::Missing {
             dir: shown(dir),
             concern: code.concern.id(),
+            comment,
         });
     }
     if errors.is_empty() {
@@ -102,8 +122,14 @@ pub fn of_app(workspace: &Path, dir: &Path) -> Result<Vec<ConcernCode>, Vec<Regi
     }
 }
 
-/// The regions of one file, in order.
-pub fn in_text(file: &str, text: &str) -> Result<Vec<(Concern, Excerpt)>, Vec<RegionError>> {
+/// The regions of one file whose line comments start with `comment` (`//`, `#`), in order.
+pub fn in_text(
+    file: &str,
+    text: &str,
+    comment: &'static str,
+) -> Result<Vec<(Concern, Excerpt)>, Vec<RegionError>> {
+    let open_marker = format!("{comment} region:");
+    let close_marker = format!("{comment} endregion");
     let lines: Vec<&str> = text.lines().collect();
     let mut regions = Vec::new();
     let mut errors = Vec::new();
@@ -112,7 +138,7 @@ pub fn in_text(file: &str, text: &str) -> Result<Vec<(Concern, Excerpt)>, Vec<Re
     for (index, line) in lines.iter().enumerate() {
         let number = index + 1;
         let trimmed = line.trim();
-        if let Some(id) = trimmed.strip_prefix("// region:") {
+        if let Some(id) = trimmed.strip_prefix(&open_marker) {
             if let Some((_, opened)) = open {
                 errors.push(RegionError::Nested {
                     file: file.to_owned(),
@@ -126,14 +152,16 @@ pub fn in_text(file: &str, text: &str) -> Result<Vec<(Concern, Excerpt)>, Vec<Re
                     file: file.to_owned(),
                     line: number,
                     id: id.trim().to_owned(),
+                    comment,
                 });
             }
             open = Some((concern, number));
-        } else if trimmed.starts_with("// endregion") {
+        } else if trimmed.starts_with(&close_marker) {
             match open.take() {
                 None => errors.push(RegionError::Unopened {
                     file: file.to_owned(),
                     line: number,
+                    comment,
                 }),
                 Some((concern, opened)) => {
                     let body = &lines[opened..index];
@@ -227,7 +255,7 @@ fn set() {}
     #[test]
     fn balanced_regions_give_every_concern_in_order_with_lines() {
         let dir = app_with(MARKED);
-        let concerns = of_app(dir.path(), dir.path()).unwrap();
+        let concerns = of_app(dir.path(), dir.path(), Language::Rust).unwrap();
         let order: Vec<Concern> = concerns.iter().map(|c| c.concern).collect();
         assert_eq!(order, Concern::ALL);
         let detail = &concerns[0].excerpts;
@@ -253,12 +281,13 @@ fn set() {}
         // The same source with one marker pair taken away.
         let without_pool = MARKED.replace("// region: pool\nfn pool() {}\n// endregion\n", "");
         let dir = app_with(&without_pool);
-        let errors = of_app(dir.path(), dir.path()).unwrap_err();
+        let errors = of_app(dir.path(), dir.path(), Language::Rust).unwrap_err();
         assert_eq!(
             errors,
             vec![RegionError::Missing {
                 dir: String::new(),
                 concern: "pool",
+                comment: "//",
             }]
         );
         assert!(errors[0].to_string().contains("no `// region: pool`"));
@@ -268,7 +297,7 @@ fn set() {}
     fn nested_unknown_unclosed_and_unopened_regions_are_errors() {
         let nested = "// region: pool\n// region: cache\nx\n// endregion\n";
         assert_eq!(
-            in_text("a.rs", nested).unwrap_err(),
+            in_text("a.rs", nested, "//").unwrap_err(),
             vec![RegionError::Nested {
                 file: "a.rs".to_owned(),
                 line: 2,
@@ -276,7 +305,7 @@ fn set() {}
             }]
         );
         let unknown = "// region: routing\nx\n// endregion\n";
-        let errors = in_text("a.rs", unknown).unwrap_err();
+        let errors = in_text("a.rs", unknown, "//").unwrap_err();
         assert!(
             matches!(&errors[..], [RegionError::UnknownConcern { id, line: 1, .. }] if id == "routing"),
             "{errors:?}"
@@ -284,7 +313,7 @@ fn set() {}
         assert!(errors[0].to_string().contains("detail-page, pool"));
         let unclosed = "// region: pool\nx\n";
         assert_eq!(
-            in_text("a.go", unclosed).unwrap_err(),
+            in_text("a.go", unclosed, "//").unwrap_err(),
             vec![RegionError::Unclosed {
                 file: "a.go".to_owned(),
                 line: 1
@@ -292,15 +321,16 @@ fn set() {}
         );
         let unopened = "x\n// endregion\n";
         assert_eq!(
-            in_text("a.go", unopened).unwrap_err(),
+            in_text("a.go", unopened, "//").unwrap_err(),
             vec![RegionError::Unopened {
                 file: "a.go".to_owned(),
-                line: 2
+                line: 2,
+                comment: "//",
             }]
         );
         let empty = "// region: pool\n\n// endregion\n";
         assert!(matches!(
-            &in_text("a.go", empty).unwrap_err()[..],
+            &in_text("a.go", empty, "//").unwrap_err()[..],
             [RegionError::Empty { line: 1, .. }]
         ));
     }
@@ -308,9 +338,64 @@ fn set() {}
     #[test]
     fn go_regions_keep_their_tabs_relative_to_the_region() {
         let go = "func (a *app) handlePost() {\n\t// region: errors\n\tif err != nil {\n\t\treturn\n\t}\n\t// endregion\n}\n";
-        let regions = in_text("h.go", go).unwrap();
+        let regions = in_text("h.go", go, "//").unwrap();
         assert_eq!(regions[0].0, Concern::Errors);
         assert_eq!(regions[0].1.code, "if err != nil {\n\treturn\n}");
+        assert_eq!((regions[0].1.first_line, regions[0].1.last_line), (3, 5));
+    }
+
+    /// Python marks its regions with `#`; a `// region:` there is not a marker (`//` is
+    /// integer division), and files of another language in the folder are not read.
+    #[test]
+    fn python_regions_are_marked_with_hash_comments() {
+        let python = MARKED
+            .replace("// region:", "# region:")
+            .replace("// endregion", "# endregion");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("blog")).unwrap();
+        std::fs::write(dir.path().join("blog/app.py"), &python).unwrap();
+        // A test folder's and a virtual environment's regions are never read.
+        for other in ["tests/test_app.py", ".venv/lib/site.py"] {
+            let path = dir.path().join(other);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "# region: routing\nx\n").unwrap();
+        }
+        // A JavaScript file with a Rust-style marker: not Python, not read.
+        std::fs::write(dir.path().join("blog/static.js"), "// region: routing\n").unwrap();
+        let concerns = of_app(dir.path(), dir.path(), Language::Python).unwrap();
+        let order: Vec<Concern> = concerns.iter().map(|c| c.concern).collect();
+        assert_eq!(order, Concern::ALL);
+        assert_eq!(concerns[0].excerpts[0].file, "blog/app.py");
+        assert_eq!(
+            concerns[0].excerpts[0].code,
+            "pub async fn post() -> Page {\n    render()\n}"
+        );
+
+        let slashes = "x = 7\n// region: pool\ny = 1\n// endregion\n";
+        assert_eq!(in_text("a.py", slashes, "#").unwrap(), vec![]);
+        let errors = of_app(dir.path(), dir.path(), Language::JavaScript).unwrap_err();
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("`// region: routing` names no concern"),
+            "{errors:?}"
+        );
+        let unopened = in_text("a.py", "x\n# endregion\n", "#").unwrap_err();
+        assert_eq!(
+            unopened[0].to_string(),
+            "a.py:2: `# endregion` with no region open"
+        );
+    }
+
+    #[test]
+    fn javascript_regions_are_marked_with_slash_comments() {
+        let js = "export async function routes(app) {\n  // region: errors\n  app.setErrorHandler((err, req, reply) => {\n    reply.code(500).send('oops')\n  })\n  // endregion\n}\n";
+        let regions = in_text("src/app.js", js, "//").unwrap();
+        assert_eq!(regions[0].0, Concern::Errors);
+        assert_eq!(
+            regions[0].1.code,
+            "app.setErrorHandler((err, req, reply) => {\n  reply.code(500).send('oops')\n})"
+        );
         assert_eq!((regions[0].1.first_line, regions[0].1.last_line), (3, 5));
     }
 
@@ -322,7 +407,8 @@ fn set() {}
         let mut problems = Vec::new();
         for app in crate::stack::apps::all().unwrap() {
             let code = crate::idioms::code_app(&app).unwrap();
-            if let Err(errors) = of_app(&workspace, &code.dir) {
+            let language = crate::idioms::language(&code).unwrap();
+            if let Err(errors) = of_app(&workspace, &code.dir, language) {
                 problems.extend(errors.iter().map(|e| format!("{}: {e}", app.name)));
             }
         }

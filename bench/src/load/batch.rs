@@ -417,7 +417,7 @@ impl Batcher<'_> {
     fn visit(&mut self, index: usize, round: u32) -> Result<()> {
         let options = self.options;
         let app = &options.apps[index];
-        if let Err(err) = app.built_binary() {
+        if let Err(err) = app.ensure_built() {
             return self.fail(index, "build", &format!("{err:#}"));
         }
         // After an app that failed mid-visit, its connections may still be closing.

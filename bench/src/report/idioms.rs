@@ -27,10 +27,12 @@ pub fn markdown(idioms: &Idioms) -> String {
 }
 
 const SUMMARY_KEY: &str = "Lines: the app's own code (no blank lines, comments or tests); \
-    packages: the third-party packages its build pulls in, with the names in more than one \
-    version; binary: stripped; rebuild: `make build`'s command after a change to the app's \
-    route file, median; start-up: process start to the first 200 on `/`, median; idle RSS: \
-    the process tree's resident memory 1 s after that. A cell without a number says why.";
+    packages: the third-party packages its build pulls in (npm: its production ones), with \
+    the names in more than one version; binary: stripped (an app of an interpreted language \
+    has none: the size of its installed packages' folder instead); rebuild: `make build`'s \
+    command after a change to the app's route file, median; start-up: process start to the \
+    first 200 on `/`, median; idle RSS: the process tree's resident memory 1 s after that. A \
+    cell without a number says why.";
 
 /// One row per app: lines, packages, binary, rebuild, start-up, idle RSS; a number or the
 /// reason there is none.
@@ -52,16 +54,31 @@ pub fn summary(idioms: &Idioms) -> Table {
         });
         let packages = app.packages.cell(|packages| {
             let count = numbers::count(packages.third_party().count() as u64);
-            match packages.duplicates().len() {
-                0 => count,
-                n => format!("{count} ({n} in 2+ versions)"),
+            let mut notes = Vec::new();
+            if let n @ 1.. = packages.duplicates().len() {
+                notes.push(format!("{n} in 2+ versions"));
+            }
+            if let Some(n @ 1..) = packages.dev_only {
+                notes.push(format!("+ {n} dev-only"));
+            }
+            match notes.is_empty() {
+                true => count,
+                false => format!("{count} ({})", notes.join("; ")),
             }
         });
+        let binary = match (&app.binary, installed(app)) {
+            (Measurement::NotMeasured { .. }, Some(folder)) => format!(
+                "no binary; {} installed: {}",
+                folder.folder,
+                mib(folder.bytes)
+            ),
+            (binary, _) => binary.cell(|b| mib(b.stripped_bytes)),
+        };
         table.row(vec![
             app.name.clone(),
             lines,
             packages,
-            app.binary.cell(|b| mib(b.stripped_bytes)),
+            binary,
             app.rebuild
                 .cell(|r| r.median_secs().map_or_else(no_runs, seconds)),
             app.start_up
@@ -71,6 +88,11 @@ pub fn summary(idioms: &Idioms) -> Table {
         ]);
     }
     table
+}
+
+/// The installed packages' folder of an app started by a command, when its install was timed.
+fn installed(app: &idioms::AppIdioms) -> Option<&idioms::InstalledFolder> {
+    app.install.value()?.installed.as_ref()
 }
 
 fn no_runs() -> String {
@@ -146,25 +168,38 @@ fn how_to_read(idioms: &Idioms) -> String {
     format!(
         "## How to read this\n\n\
          **The code side by side.** Every app marks its own code for each concern with a pair \
-         of line comments, `// region: <concern>` and `// endregion`, in its own folder: \
-         {concerns}. A concern may take several regions, shown in file order, each with its \
+         of line comments, `// region: <concern>` and `// endregion` (in Python, \
+         `# region: <concern>` and `# endregion`), in its own folder: {concerns}. A concern may take several regions, shown in file order, each with its \
          file and lines, linked. What every app takes from the workspace's shared crates (the \
          SQL text and row types, the page cache of the sqlx apps, the templates, the workload \
          rules; go-shared for the Go apps) is not repeated here: the excerpts are the code \
          that differs. A build variant with no code of its own says whose code it runs.\n\n\
          **Lines of code** count the lines holding code in the app's own folder: no blank \
          line, no comment line, no test (Rust items under `#[cfg(test)]`, `tests/` and \
-         `benches/` folders; Go `_test.go` files). Beside them, the same count for each \
-         workspace crate (Go: go-shared package) the app builds on. Templates (HTML) are not \
-         counted.\n\n\
+         `benches/` folders; Go `_test.go` files; JavaScript `*.test.js` and `test/`; \
+         Python `test_*.py` and `tests/`), no installed package (`node_modules/`, `.venv/`). \
+         A Python docstring (a string that is a statement by itself) counts as a comment, as \
+         Rust's `///` and Go's doc comments do; any other string counts on every line it \
+         spans. Beside them, the same count for each workspace crate (Go: go-shared package) \
+         the app builds on. Templates (HTML, Eta, Jinja2) are not counted.\n\n\
          **Packages** are the unique packages (name and version) of the app's dependency \
          graph: for Rust, `cargo metadata --filter-platform <host>` walked from the app's \
          crate over normal and build dependencies (dev-dependencies build only tests); for \
          Go, the modules of `go list -deps`, the standard library left out. The workspace's \
          own crates and modules are counted apart; a name in more than one version is listed \
-         as duplicated (Go's minimal version selection builds one version of a module).\n\n\
+         as duplicated (Go's minimal version selection builds one version of a module). For \
+         an app of another language, its lock file: npm's `package-lock.json`, every \
+         installed package (a name in several folders at one version once) but those only \
+         development needs (`\"dev\": true`, counted apart, as Cargo's dev-dependencies are \
+         not counted) and the optional ones for other platforms; pip's `requirements.txt`, \
+         its `name==version` pins (pip-compile pins everything the app's requirements pull \
+         in; development tools are pinned in another file).\n\n\
          **The binary** is the `{profile}` profile's build, as built (with line tables, for profiles) \
-         and as a stripped copy.\n\n\
+         and as a stripped copy. An app of an interpreted language (JavaScript, Python) has \
+         none — the runtime runs its source — so its installed packages' folder \
+         (`node_modules`, `.venv`) is measured instead, after its install: what it needs \
+         beside its own code and the runtime (development tools included when its install \
+         puts them there).\n\n\
          **The rebuild** is the wall time of `make build`'s command (`{build}`, or `go build` \
          in the app's folder) after a change to the \
          file holding the app's `detail-page` region, median of {rebuilds} after one untimed \
@@ -179,6 +214,13 @@ fn how_to_read(idioms: &Idioms) -> String {
          needs their package) and of its own crate's units (lib, bin, tests, their link). \
          Units run in parallel, so these are compile seconds, not wall time; what two apps \
          or more need is counted once, as shared, below the table.\n\n\
+         **The install** takes the cold compile's place for an app of an interpreted \
+         language, which compiles nothing ahead: the wall time of its manifest's `[build]` \
+         command (`npm ci`; a venv and `pip install`), run in its folder after the folder it \
+         fills (`node_modules`, `.venv`) was removed, so every package is installed again as \
+         on a fresh checkout. The package manager's local cache is kept, so packages may come \
+         from it rather than the network: this is install time, not download time. Such an \
+         app has no rebuild either: the runtime reads a changed file at its next start.\n\n\
          **Start-up** is the time from the process's start (on a free loopback port, \
          PostgreSQL and Redis up, the data loaded) to its first 200 on `/`, median of {starts} \
          starts; **idle RSS** is the resident memory of its process tree {idle} s after that \
@@ -289,9 +331,9 @@ fn code_size(idioms: &Idioms) -> String {
         table.row([vec![app.name.clone()], cells].concat());
     }
     format!(
-        "## Size of the code you write\n\nLines holding code (no blank lines, comments or \
-         tests), in the app's own folder and in the workspace's crates (Go: go-shared's \
-         packages) it builds on:\n\n{}",
+        "## Size of the code you write\n\nLines holding code (no blank lines, comments, \
+         docstrings or tests), in the app's own folder and in the workspace's crates (Go: \
+         go-shared's packages) it builds on:\n\n{}",
         table.to_markdown()
     )
 }
@@ -301,9 +343,10 @@ fn packages(idioms: &Idioms) -> String {
         "app",
         "third-party packages",
         "the workspace's own",
+        "dev-only, not counted",
         "names in more than one version",
     ])
-    .numbers(1..3);
+    .numbers(1..4);
     for app in &idioms.apps {
         let cells = match &app.packages {
             Measurement::Measured(packages) => {
@@ -315,6 +358,9 @@ fn packages(idioms: &Idioms) -> String {
                 vec![
                     numbers::count(packages.third_party().count() as u64),
                     numbers::count(packages.packages.iter().filter(|p| p.local).count() as u64),
+                    packages
+                        .dev_only
+                        .map_or_else(|| "—".to_owned(), |n| numbers::count(n.into())),
                     if duplicates.is_empty() {
                         "none".to_owned()
                     } else {
@@ -322,14 +368,16 @@ fn packages(idioms: &Idioms) -> String {
                     },
                 ]
             }
-            missing => vec![missing.reason().unwrap_or_default(); 3],
+            missing => vec![missing.reason().unwrap_or_default(); 4],
         };
         table.row([vec![app.name.clone()], cells].concat());
     }
     format!(
         "## What it pulls in\n\nThe unique packages of each app's dependency graph (Rust: \
          normal and build dependencies on this host; Go: modules, the standard library left \
-         out):\n\n{}",
+         out; npm: the lock file's installed packages but the dev-only ones, counted apart; \
+         pip: the lock file's pins; — where the lock file marks no dev-only \
+         packages):\n\n{}",
         table.to_markdown()
     )
 }
@@ -411,8 +459,67 @@ fn build_cost(idioms: &Idioms) -> String {
         )
     };
     format!(
-        "## Build cost\n\n{}\n**The cold build.** {cold}\n{how}",
+        "## Build cost\n\n{}\n**The cold build.** {cold}\n{how}{}",
         table.to_markdown(),
+        installs(idioms),
+    )
+}
+
+/// The installs of the apps started by a command, timed in place of a cold compile; empty
+/// when the page has none.
+fn installs(idioms: &Idioms) -> String {
+    let apps: Vec<&idioms::AppIdioms> = idioms
+        .apps
+        .iter()
+        .filter(|a| a.install.reason().as_deref() != Some(idioms::NO_INSTALL))
+        .collect();
+    if apps.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new([
+        "app",
+        "command timed, in the app's folder",
+        "removed first",
+        "installed folder",
+        "install (s)",
+        "its size (MiB)",
+        "its files",
+    ])
+    .numbers(4..);
+    for app in apps {
+        let cells = match &app.install {
+            Measurement::Measured(install) => {
+                let folder = |show: &dyn Fn(&idioms::InstalledFolder) -> String| {
+                    install
+                        .installed
+                        .as_ref()
+                        .map_or_else(|| "—".to_owned(), show)
+                };
+                vec![
+                    install.command.clone(),
+                    install.emptied.clone().map_or_else(
+                        || "nothing (no ignored folder in its creates)".to_owned(),
+                        |f| f.clone(),
+                    ),
+                    folder(&|f| f.folder.clone()),
+                    seconds(install.secs),
+                    folder(&|f| mib(f.bytes)),
+                    folder(&|f| numbers::count(f.files)),
+                ]
+            }
+            missing => vec![missing.reason().unwrap_or_default(); 6],
+        };
+        table.row([vec![app.name.clone()], cells].concat());
+    }
+    format!(
+        "\n**The install** of each app of an interpreted language, in place of a cold compile \
+         (it compiles nothing ahead): its manifest's `[build]` command, wall time, after the \
+         folder it fills was removed, so every package is installed again. The package \
+         manager's local cache (`~/.npm`, pip's `~/.cache/pip`) is kept: packages may come \
+         from it rather than the network, so this is install time, not download time. The \
+         installed folder stands in for a binary: what the app needs beside its own code and \
+         the runtime.\n\n{}",
+        table.to_markdown()
     )
 }
 
@@ -448,7 +555,8 @@ fn run_cost(idioms: &Idioms) -> String {
     )
 }
 
-/// Turns the page's fenced Rust and Go blocks into HTML coloured by syntect.
+/// Turns the page's fenced Rust, Go, JavaScript and Python blocks into HTML coloured by
+/// syntect.
 pub struct Highlighter {
     syntaxes: SyntaxSet,
     theme: Theme,
@@ -471,6 +579,8 @@ impl Highlighter {
         let extension = match language {
             "rust" => "rs",
             "go" => "go",
+            "javascript" => "js",
+            "python" => "py",
             _ => return None,
         };
         let syntax = self.syntaxes.find_syntax_by_extension(extension)?;
@@ -560,5 +670,113 @@ mod tests {
         let root = std::env::temp_dir().join("blogbench-no-idioms-here");
         let section = report_section(Path::new("/tmp"), &root);
         assert!(section.contains("`make idioms`"), "{section}");
+    }
+
+    /// A page with a Rust app and a Python app: the Python excerpt is fenced and coloured as
+    /// Python, its binary and rebuild say why there are none, and its install is shown with
+    /// the folder it filled, in place of a cold compile.
+    #[test]
+    fn an_interpreted_app_shows_its_code_and_its_install_beside_a_compiled_one() {
+        use crate::results::idioms::{
+            AppIdioms, ConcernCode, Install, InstalledFolder, Language, NO_INSTALL, Packages,
+        };
+        let app = |name: &str, language: Language, code: &str| AppIdioms {
+            name: name.to_owned(),
+            language,
+            stack: String::new(),
+            dir: format!("apps/{name}"),
+            code_of: None,
+            concerns: Concern::ALL
+                .into_iter()
+                .map(|concern| ConcernCode {
+                    concern,
+                    excerpts: vec![Excerpt {
+                        file: format!("apps/{name}/src"),
+                        first_line: 1,
+                        last_line: 1,
+                        code: code.to_owned(),
+                    }],
+                })
+                .collect(),
+            code_size: Measurement::not_measured("r"),
+            packages: Measurement::not_measured("r"),
+            binary: Measurement::not_measured("r"),
+            rebuild: Measurement::not_measured("r"),
+            cold_compile: Measurement::not_measured("r"),
+            install: Measurement::not_measured(NO_INSTALL),
+            start_up: Measurement::not_measured("r"),
+        };
+        let mut python = app("fastapi", Language::Python, "def post():\n    return None");
+        python.binary = Measurement::not_measured(crate::idioms::build_cost::NO_BINARY);
+        python.packages = Measurement::Measured(Packages {
+            packages: Vec::new(),
+            dev_only: Some(3),
+        });
+        python.install = Measurement::Measured(Install {
+            command: "sh -c python3 -m venv .venv".to_owned(),
+            emptied: Some(".venv".to_owned()),
+            secs: 12.25,
+            installed: Some(InstalledFolder {
+                folder: ".venv".to_owned(),
+                bytes: 3 * 1024 * 1024,
+                files: 1234,
+            }),
+        });
+        let idioms = Idioms {
+            id: "1".to_owned(),
+            started_at: String::new(),
+            finished_at: None,
+            command: String::new(),
+            git_commit: String::new(),
+            machine: crate::results::Machine {
+                hostname: String::new(),
+                kernel: String::new(),
+                cpu_model: String::new(),
+                cores: 1,
+                memory_gib: 1.0,
+            },
+            tools: Default::default(),
+            profile: "ci".to_owned(),
+            quick: true,
+            workspace_link: "../..".to_owned(),
+            starts: 3,
+            rebuilds: 0,
+            idle_after_secs: 1.0,
+            env: Default::default(),
+            cold_build: Measurement::not_measured("r"),
+            apps: vec![app("axum", Language::Rust, "fn post() {}"), python],
+        };
+        // Table cells are padded: one space between words.
+        let page = markdown(&idioms)
+            .split(' ')
+            .filter(|word| !word.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(page.contains("```python\ndef post():"), "{page}");
+        assert!(page.contains("```rust\nfn post() {}"), "{page}");
+        assert!(page.contains("no binary; .venv installed: 3.0"), "{page}");
+        assert!(page.contains("(+ 3 dev-only)"), "{page}");
+        let install = page
+            .lines()
+            .find(|l| l.starts_with("| fastapi | sh -c"))
+            .unwrap_or_else(|| panic!("no install row: {page}"));
+        assert!(
+            install.ends_with("| .venv | .venv | 12.2 | 3.0 | 1,234 |"),
+            "{install}"
+        );
+        assert!(
+            !page.contains("| axum | sh"),
+            "a compiled app has no install row"
+        );
+        assert!(page.contains("not download time"), "{page}");
+
+        let highlighter = Highlighter::new();
+        for (language, code) in [
+            ("python", "def f():\n    pass\n"),
+            ("javascript", "const x = 1\n"),
+        ] {
+            let html = highlighter.html(language, code).unwrap();
+            assert!(html.contains("<span style=\"color:#"), "{language}: {html}");
+        }
     }
 }

@@ -153,6 +153,9 @@ impl Concern {
 pub enum Language {
     Rust,
     Go,
+    #[serde(rename = "javascript")]
+    JavaScript,
+    Python,
 }
 
 impl Language {
@@ -161,7 +164,16 @@ impl Language {
         match self {
             Language::Rust => "rust",
             Language::Go => "go",
+            Language::JavaScript => "javascript",
+            Language::Python => "python",
         }
+    }
+
+    /// The language a manifest's `language` names (`javascript`, `python`).
+    pub fn parse(name: &str) -> Option<Language> {
+        [Language::JavaScript, Language::Python]
+            .into_iter()
+            .find(|l| l.fence() == name)
     }
 }
 
@@ -182,7 +194,19 @@ pub struct AppIdioms {
     pub binary: Measurement<BinarySize>,
     pub rebuild: Measurement<Rebuild>,
     pub cold_compile: Measurement<ColdCompile>,
+    /// An app started by a command (JavaScript, Python): its manifest's `[build]` command
+    /// timed, in place of the cold compile. Absent in results written before it existed (of
+    /// Rust and Go apps only, for which it does not apply).
+    #[serde(default = "compiled_app")]
+    pub install: Measurement<Install>,
     pub start_up: Measurement<StartUp>,
+}
+
+/// Why a Rust or Go app has no install time.
+pub const NO_INSTALL: &str = "not applicable: a compiled app (its cold compile is the build cost)";
+
+fn compiled_app() -> Measurement<Install> {
+    Measurement::not_measured(NO_INSTALL)
 }
 
 /// An app's regions for one concern, in file order.
@@ -234,10 +258,16 @@ impl CodeSize {
 
 /// Every package in the app's dependency graph but the app itself: Rust, its normal and
 /// build dependencies on this host; Go, the modules of the packages it imports, the
-/// standard library excluded.
+/// standard library excluded; npm, the lock file's installed packages but those only
+/// development needs; pip, the lock file's pins.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Packages {
     pub packages: Vec<Package>,
+    /// npm: the lock file's packages that only development needs (`"dev": true`: test
+    /// runner, linter), not among `packages`. None where the lock file does not mark them
+    /// (Cargo and Go leave dev-dependencies out of the graph; pip's lock holds none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dev_only: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -315,6 +345,34 @@ impl Rebuild {
     }
 }
 
+/// An app started by a command: its manifest's `[build]` command timed in the app's folder,
+/// after the folder the install fills (`node_modules`, `.venv`) was removed, so everything
+/// is installed again; packages may come from the package manager's local cache rather than
+/// the network.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Install {
+    /// The command, as run.
+    pub command: String,
+    /// The folder removed first, relative to the app's, or None when the manifest's
+    /// `creates` names no folder git ignores (the command then ran on what was there).
+    pub emptied: Option<String>,
+    /// Wall time.
+    pub secs: f64,
+    /// What the install left in that folder.
+    pub installed: Option<InstalledFolder>,
+}
+
+/// The installed packages' folder after an install: the closest thing to a binary an app
+/// that ships its source has (what it needs beside its own code and the runtime).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstalledFolder {
+    /// Relative to the app's folder.
+    pub folder: String,
+    /// The regular files' sizes added up (apparent sizes; symbolic links not followed).
+    pub bytes: u64,
+    pub files: u64,
+}
+
 /// An app's share of a cold workspace build, from cargo's timings report: the units of the
 /// packages only it needs, plus its own crate's (lib, bin, tests, link).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -373,6 +431,7 @@ impl Idioms {
                 ("binary", app.binary.reason()),
                 ("rebuild", app.rebuild.reason()),
                 ("cold compile", app.cold_compile.reason()),
+                ("install", app.install.reason()),
                 ("start-up", app.start_up.reason()),
             ];
             for (what, reason) in reasons {
@@ -488,6 +547,7 @@ mod tests {
     #[test]
     fn a_name_in_two_versions_is_a_duplicate() {
         let packages = Packages {
+            dev_only: None,
             packages: vec![
                 package("sqlx", "0.8.6"),
                 package("hashbrown", "0.15.2"),
@@ -504,6 +564,7 @@ mod tests {
             }]
         );
         let single = Packages {
+            dev_only: None,
             packages: vec![package("tokio", "1.54.1")],
         };
         assert!(single.duplicates().is_empty());
@@ -538,6 +599,35 @@ mod tests {
             serde_json::to_string(&Concern::DetailPage).unwrap(),
             "\"detail-page\""
         );
+    }
+
+    /// The new languages' names in `idioms.json`, and a file written before them (no
+    /// install, no dev-only count) still reads.
+    #[test]
+    fn languages_serialise_by_their_fence_names_and_older_files_stay_readable() {
+        for language in [
+            Language::Rust,
+            Language::Go,
+            Language::JavaScript,
+            Language::Python,
+        ] {
+            let json = serde_json::to_string(&language).unwrap();
+            assert_eq!(json, format!("\"{}\"", language.fence()));
+            assert_eq!(serde_json::from_str::<Language>(&json).unwrap(), language);
+        }
+        assert_eq!(Language::parse("python"), Some(Language::Python));
+        assert_eq!(Language::parse("rust"), None);
+        let older = r#"{"name": "gin", "language": "go", "stack": "gin", "dir": "apps/gin",
+            "code_of": null, "concerns": [],
+            "code_size": {"not_measured": {"reason": "r"}},
+            "packages": {"measured": {"packages": []}},
+            "binary": {"not_measured": {"reason": "r"}},
+            "rebuild": {"not_measured": {"reason": "r"}},
+            "cold_compile": {"not_measured": {"reason": "r"}},
+            "start_up": {"not_measured": {"reason": "r"}}}"#;
+        let app: AppIdioms = serde_json::from_str(older).unwrap();
+        assert_eq!(app.install, Measurement::not_measured(NO_INSTALL));
+        assert_eq!(app.packages.value().unwrap().dev_only, None);
     }
 
     #[test]

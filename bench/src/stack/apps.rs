@@ -1,6 +1,7 @@
-//! The contestants: the Go reference plus one folder per app under `apps/` (a Cargo crate or a
-//! Go module), each described by its `bench.toml` manifest. Adding an app is adding its
-//! folder; nothing here changes.
+//! The contestants: the Go reference plus one folder per app under `apps/` (a Cargo crate, a
+//! Go module, or an app of any language whose manifest says how to install and start it),
+//! each described by its `bench.toml` manifest. Adding an app is adding its folder; nothing
+//! here changes.
 
 use crate::stack::manifest::{self, Manifest};
 use anyhow::{Context, Result, bail};
@@ -48,23 +49,25 @@ impl Target {
 
 pub const GO: &str = "go";
 
-/// How an app is built, named by its folder's build file: `make build` runs
-/// `cargo build` for the workspace's crates and `go build` in each Go module's folder, both
-/// into the profile's folder.
+/// How an app is built and started: `make build` runs `cargo build` for the workspace's crates
+/// and `go build` in each Go module's folder, both into the profile's folder; any other app
+/// names its commands in its manifest (`[build]`, `[run]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Cargo,
     Go,
+    Command,
 }
 
 impl Kind {
-    pub fn of(dir: &std::path::Path) -> Option<Kind> {
-        if dir.join("Cargo.toml").is_file() {
-            Some(Kind::Cargo)
+    /// An extra folder may hold only a manifest that runs a binary the workspace builds.
+    fn of(dir: &Path, manifest: &Manifest) -> Kind {
+        if manifest.run.is_some() {
+            Kind::Command
         } else if dir.join("go.mod").is_file() {
-            Some(Kind::Go)
+            Kind::Go
         } else {
-            None
+            Kind::Cargo
         }
     }
 }
@@ -81,7 +84,7 @@ pub fn all() -> Result<Vec<App>> {
         .map(|entry| Ok(entry?.path()))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
-        .filter(|dir| Kind::of(dir).is_some() && is_registered(dir))
+        .filter(|dir| is_registered(dir))
         .collect();
     folders.sort();
     dirs.extend(folders);
@@ -91,8 +94,7 @@ pub fn all() -> Result<Vec<App>> {
     dirs.into_iter()
         .map(|dir| {
             let manifest = Manifest::load(&dir.join("bench.toml"))?;
-            // An extra folder may hold only a manifest that runs a binary the workspace builds.
-            let kind = Kind::of(&dir).unwrap_or(Kind::Cargo);
+            let kind = Kind::of(&dir, &manifest);
             Ok(App {
                 name: manifest.name.clone(),
                 dir,
@@ -150,11 +152,14 @@ pub fn workspace_dir() -> PathBuf {
     .clone()
 }
 
-/// Whether a folder under `apps/` with a build file has its manifest; one without (an app
-/// being written) is left out with a warning instead of failing every command.
+/// Whether a folder under `apps/` has its manifest; one with a build file but no manifest (an
+/// app being written) is left out with a warning instead of failing every command.
 fn is_registered(dir: &Path) -> bool {
     let registered = dir.join("bench.toml").is_file();
-    if !registered {
+    let has_code = ["Cargo.toml", "go.mod"]
+        .iter()
+        .any(|f| dir.join(f).is_file());
+    if !registered && has_code {
         eprintln!(
             "blogbench: {} has no bench.toml, so it is not an app yet (apps/README.md); left out",
             dir.display()
@@ -180,8 +185,22 @@ impl App {
         target_dir().join(PROFILE).join(self.binary())
     }
 
-    /// The binary's path, or why there is none and how to build it.
-    pub fn built_binary(&self) -> Result<PathBuf> {
+    /// Whether the app can start: a Cargo or Go app's binary is there (else why not and how
+    /// to build it); an app installed by its manifest's command is installed again first
+    /// when its lock file is newer than its last install.
+    pub fn ensure_built(&self) -> Result<()> {
+        match &self.manifest.build {
+            Some(build) => {
+                if self.is_stale(build) {
+                    self.install(build)?;
+                }
+                Ok(())
+            }
+            None => self.built_binary().map(drop),
+        }
+    }
+
+    fn built_binary(&self) -> Result<PathBuf> {
         let binary = self.binary_path();
         if !binary.is_file() {
             bail!(
@@ -194,20 +213,91 @@ impl App {
         Ok(binary)
     }
 
-    /// The app's command line (its binary and the manifest's arguments) after
-    /// `prefix` (e.g. `taskset -c 0`), run in the app's folder: the apps that read files at
-    /// run time find them from there (Loco its `config/`, Rocket its template folder), as
-    /// their frameworks expect.
+    fn is_stale(&self, build: &manifest::Build) -> bool {
+        let modified = |file: &str| std::fs::metadata(self.dir.join(file))?.modified();
+        match (modified(&build.creates), modified(&build.lock)) {
+            (Ok(built), Ok(locked)) => built < locked,
+            _ => true,
+        }
+    }
+
+    /// Runs the manifest's `[build]` command in the app's folder, its output in the error
+    /// when it fails.
+    pub fn install(&self, build: &manifest::Build) -> Result<()> {
+        let started = std::time::Instant::now();
+        eprintln!(
+            "blogbench: installing {}: {}",
+            self.name,
+            build.command.join(" ")
+        );
+        let output = self
+            .manifest_command(&build.command)
+            .output()
+            .with_context(|| format!("{}: run {}", self.name, build.command.join(" ")))?;
+        if !output.status.success() {
+            let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&output.stderr));
+            let tail: Vec<&str> = text.lines().rev().take(30).collect();
+            bail!(
+                "{}: `{}` failed ({}):\n{}",
+                self.name,
+                build.command.join(" "),
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+        }
+        if !self.dir.join(&build.creates).is_file() {
+            bail!(
+                "{}: `{}` succeeded but left no {} (bench.toml [build] creates)",
+                self.name,
+                build.command.join(" "),
+                build.creates
+            );
+        }
+        eprintln!(
+            "blogbench: installed {} in {:.1} s",
+            self.name,
+            started.elapsed().as_secs_f64()
+        );
+        Ok(())
+    }
+
+    /// A command line from the manifest, run in the app's folder; a program given by a path
+    /// (`.venv/bin/python`) is found from there too.
+    pub fn manifest_command(&self, line: &[String]) -> Command {
+        let (program, args) = line.split_first().expect("manifest commands are not empty");
+        let mut command = Command::new(self.program(program));
+        command.args(args).current_dir(&self.dir);
+        command
+    }
+
+    fn program(&self, program: &str) -> PathBuf {
+        if program.contains('/') {
+            self.dir.join(program)
+        } else {
+            PathBuf::from(program)
+        }
+    }
+
+    /// The app's command line (its binary and the manifest's arguments, or its `[run]`
+    /// command) after `prefix` (e.g. `taskset -c 0`), run in the app's folder: the apps that
+    /// read files at run time find them from there (Loco its `config/`, Rocket its template
+    /// folder), as their frameworks expect.
     pub fn command(&self, prefix: &[String]) -> Command {
-        let mut command = match prefix.split_first() {
-            Some((program, args)) => {
-                let mut command = Command::new(program);
-                command.args(args).arg(self.binary_path());
-                command
+        let mut line: Vec<std::ffi::OsString> = prefix.iter().map(Into::into).collect();
+        match &self.manifest.run {
+            Some(run) => {
+                let (program, args) = run.command.split_first().expect("a [run] command");
+                line.push(self.program(program).into());
+                line.extend(args.iter().map(Into::into));
             }
-            None => Command::new(self.binary_path()),
-        };
-        command.args(&self.manifest.args).current_dir(&self.dir);
+            None => {
+                line.push(self.binary_path().into());
+                line.extend(self.manifest.args.iter().map(Into::into));
+            }
+        }
+        let mut command = Command::new(&line[0]);
+        command.args(&line[1..]).current_dir(&self.dir);
         command
     }
 
@@ -221,18 +311,46 @@ impl App {
         self.kind == Kind::Go
     }
 
-    /// The resolved versions of the manifest's key packages (Cargo.lock or go.mod).
+    /// The resolved versions of the manifest's key packages (Cargo.lock, go.mod or the lock
+    /// file of `[build]`), and for an app started by a command its runtime's version.
     pub fn versions(&self) -> Result<BTreeMap<String, String>> {
         let packages = &self.manifest.key_packages;
-        match self.kind {
-            Kind::Go => manifest::go_versions(&self.dir.join("go.mod"), packages),
-            Kind::Cargo => manifest::cargo_versions(
+        match (&self.manifest.build, &self.manifest.run) {
+            (Some(build), Some(run)) => {
+                let mut versions = manifest::lock_versions(&self.dir.join(&build.lock), packages)?;
+                let (name, version) = self.runtime_version(run)?;
+                versions.insert(name, version);
+                Ok(versions)
+            }
+            _ if self.kind == Kind::Go => manifest::go_versions(&self.dir.join("go.mod"), packages),
+            _ => manifest::cargo_versions(
                 &workspace_dir().join("Cargo.lock"),
                 self.binary(),
                 packages,
             ),
         }
         .with_context(|| format!("{}: versions", self.name))
+    }
+
+    /// The runtime by its program's name (`node`, `python`) and what its version command
+    /// printed (`v20.20.2`, `Python 3.11.2`).
+    fn runtime_version(&self, run: &manifest::Run) -> Result<(String, String)> {
+        let program = run.runtime.first().context("an empty runtime command")?;
+        let output = self
+            .manifest_command(&run.runtime)
+            .output()
+            .with_context(|| format!("run {}", run.runtime.join(" ")))?;
+        if !output.status.success() {
+            bail!("`{}` failed: {}", run.runtime.join(" "), output.status);
+        }
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(program)
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_owned();
+        let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        Ok((name, version))
     }
 }
 
@@ -245,9 +363,10 @@ mod tests {
         assert!(apps.len() >= 2);
         for app in &apps {
             let versions = app.versions().unwrap();
+            let runtime = usize::from(app.manifest.run.is_some());
             assert_eq!(
                 versions.len(),
-                app.manifest.key_packages.len(),
+                app.manifest.key_packages.len() + runtime,
                 "{}",
                 app.name
             );
@@ -281,6 +400,94 @@ mod tests {
         assert_eq!(command.get_current_dir(), Some(app.dir.as_path()));
         let args: Vec<_> = command.get_args().collect();
         assert_eq!(args[2], app.binary_path().as_os_str());
+    }
+
+    /// An app of another language: a folder whose manifest names its commands. It is
+    /// installed when it has never been or its lock file is newer than the install, started
+    /// by its `[run]` line from its folder, and its versions come from its lock file and its
+    /// runtime.
+    #[test]
+    fn an_app_of_another_language_is_installed_when_stale_and_started_by_its_manifest() {
+        let folder = tempfile::tempdir().unwrap();
+        let dir = folder.path();
+        let manifest = r#"
+name = "script-app"
+stack = "a shell script"
+language = "python"
+key_packages = ["left-pad"]
+[build]
+command = ["sh", "-c", "echo installed >> installs.log && touch installed"]
+lock = "requirements.txt"
+creates = "installed"
+[run]
+command = ["bin/serve", "--quiet"]
+runtime = ["sh", "-c", "echo Runtime 1.2"]
+[check]
+lint = ["true"]
+test = ["true"]
+[settings]
+pool_max = 16
+pool_min = 4
+ping_on_acquire = "never"
+ping_on_release = false
+connection = "one"
+workers = "none"
+queries = { home = 3, post = 3, tag = 4 }
+cache = "none"
+"#;
+        std::fs::write(dir.join("bench.toml"), manifest).unwrap();
+        std::fs::write(
+            dir.join("requirements.txt"),
+            "left-pad==1.3.0 \\\n    --hash=sha256:00\n",
+        )
+        .unwrap();
+        let app = super::App {
+            name: "script-app".to_owned(),
+            dir: dir.to_owned(),
+            kind: super::Kind::Command,
+            manifest: super::Manifest::load(&dir.join("bench.toml")).unwrap(),
+        };
+        let installs = || std::fs::read_to_string(dir.join("installs.log")).unwrap_or_default();
+        app.ensure_built().unwrap();
+        app.ensure_built().unwrap();
+        assert_eq!(
+            installs().lines().count(),
+            1,
+            "installed once while up to date"
+        );
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join("requirements.txt"))
+            .and_then(|lock| lock.set_modified(later))
+            .unwrap();
+        app.ensure_built().unwrap();
+        assert_eq!(
+            installs().lines().count(),
+            2,
+            "installed again after the lock changed"
+        );
+
+        let command = app.command(&["taskset".into(), "-c".into(), "0".into()]);
+        let args: Vec<_> = command.get_args().collect();
+        assert_eq!(args[2], dir.join("bin/serve").as_os_str());
+        assert_eq!(args[3], "--quiet");
+        assert_eq!(command.get_current_dir(), Some(dir));
+
+        let versions = app.versions().unwrap();
+        assert_eq!(versions["left-pad"], "1.3.0");
+        assert_eq!(versions["sh"], "Runtime 1.2");
+    }
+
+    #[test]
+    fn a_manifest_with_some_of_the_command_tables_is_refused() {
+        let folder = tempfile::tempdir().unwrap();
+        let loco =
+            std::fs::read_to_string(super::find("loco").unwrap().dir.join("bench.toml")).unwrap();
+        let half = format!("language = \"python\"\n{loco}");
+        std::fs::write(folder.path().join("bench.toml"), half).unwrap();
+        let err = super::Manifest::load(&folder.path().join("bench.toml")).unwrap_err();
+        assert!(format!("{err:#}").contains("needs all of"), "{err:#}");
     }
 
     /// `test = false` saves a release build of a target's test binary; a test written in such

@@ -21,11 +21,49 @@ pub struct Manifest {
     /// For a build variant with no code of its own: the app whose source it runs (its
     /// regions are that app's on the idioms page).
     pub code: Option<String>,
-    /// Crates (or Go modules) whose resolved versions the report prints.
+    /// Crates, Go modules or the lock file's packages whose resolved versions the report
+    /// prints.
     pub key_packages: Vec<String>,
+    /// For an app built and started by commands (`[build]`, `[run]`): its language, whose
+    /// line comments mark the idioms page's regions (`javascript`, `python`).
+    pub language: Option<String>,
+    pub build: Option<Build>,
+    pub run: Option<Run>,
+    pub check: Option<Checks>,
     pub settings: Settings,
     #[serde(default, rename = "deviation")]
     pub deviations: Vec<Deviation>,
+}
+
+/// How an app that is not a Cargo crate or a Go module is installed.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    /// Run in the app's folder by `make build`, and by the harness when the app is stale.
+    pub command: Vec<String>,
+    /// The lock file: the key packages are resolved from it, and a build older than it is
+    /// stale.
+    pub lock: String,
+    /// A file that only a finished build leaves; its modification time marks the build.
+    pub creates: String,
+}
+
+/// How such an app is started: in its folder, with the environment of docs/spec.md §1.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    pub command: Vec<String>,
+    /// A command that prints the runtime's version (`node --version`), recorded with the
+    /// packages.
+    pub runtime: Vec<String>,
+}
+
+/// The app's own formatter/linter and tests, run in its folder by `make test`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checks {
+    pub lint: Vec<String>,
+    pub test: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -86,7 +124,21 @@ impl Manifest {
     pub fn load(path: &Path) -> Result<Manifest> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
-        toml::from_str(&text).with_context(|| format!("parse {}", path.display()))
+        let manifest: Manifest =
+            toml::from_str(&text).with_context(|| format!("parse {}", path.display()))?;
+        let commands = [
+            manifest.language.is_some(),
+            manifest.build.is_some(),
+            manifest.run.is_some(),
+            manifest.check.is_some(),
+        ];
+        if commands.contains(&true) && commands.contains(&false) {
+            bail!(
+                "{}: an app started by a command needs all of `language`, `[build]`, `[run]` and `[check]` (apps/README.md)",
+                path.display()
+            );
+        }
+        Ok(manifest)
     }
 }
 
@@ -162,10 +214,97 @@ pub fn go_versions(go_mod: &Path, modules: &[String]) -> Result<BTreeMap<String,
     Ok(versions)
 }
 
+/// The versions of `packages` pinned in a lock file: npm's `package-lock.json` or pip's
+/// `requirements.txt` (`name==version` lines).
+pub fn lock_versions(lock: &Path, packages: &[String]) -> Result<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(lock).with_context(|| format!("read {}", lock.display()))?;
+    let versions = match lock.file_name().and_then(|n| n.to_str()) {
+        Some("package-lock.json") => npm_versions(&text, packages)?,
+        Some(name) if name.ends_with(".txt") => pip_versions(&text, packages),
+        _ => bail!(
+            "{}: not a lock file blogbench reads (package-lock.json, requirements*.txt)",
+            lock.display()
+        ),
+    };
+    missing(&versions, packages, &lock.display().to_string())?;
+    Ok(versions)
+}
+
+/// `packages["node_modules/<name>"].version` of a lock file version 2 or 3: the version
+/// installed at the top of `node_modules`, the one the app's own `require` finds.
+fn npm_versions(text: &str, packages: &[String]) -> Result<BTreeMap<String, String>> {
+    let lock: serde_json::Value = serde_json::from_str(text)?;
+    Ok(packages
+        .iter()
+        .filter_map(|name| {
+            let version = lock["packages"][format!("node_modules/{name}")]["version"].as_str()?;
+            Some((name.clone(), version.to_owned()))
+        })
+        .collect())
+}
+
+fn pip_versions(text: &str, packages: &[String]) -> BTreeMap<String, String> {
+    // Package names compare as PEP 503 normalises them: case and runs of `-_.` do not count.
+    let normalise = |name: &str| {
+        name.to_ascii_lowercase()
+            .split(['-', '_', '.'])
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    };
+    let pinned: BTreeMap<String, &str> = text
+        .lines()
+        .filter_map(|line| {
+            let requirement = line.split([' ', '\\', ';']).next()?;
+            let (name, version) = requirement.split_once("==")?;
+            let name = name.split('[').next()?;
+            Some((normalise(name), version))
+        })
+        .collect();
+    packages
+        .iter()
+        .filter_map(|name| Some((name.clone(), pinned.get(&normalise(name))?.to_string())))
+        .collect()
+}
+
 fn missing(found: &BTreeMap<String, String>, wanted: &[String], owner: &str) -> Result<()> {
     let missing: Vec<&String> = wanted.iter().filter(|p| !found.contains_key(*p)).collect();
     if !missing.is_empty() {
         bail!("{owner} does not depend on {missing:?} (key_packages in its bench.toml)");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn npm_versions_are_those_at_the_top_of_node_modules() {
+        let lock = r#"{
+  "lockfileVersion": 3,
+  "packages": {
+    "": { "dependencies": { "fastify": "^5.0.0" } },
+    "node_modules/fastify": { "version": "5.6.1" },
+    "node_modules/avvio/node_modules/fastify": { "version": "4.0.0" },
+    "node_modules/pg": { "version": "8.16.3" }
+  }
+}"#;
+        let wanted = ["fastify".to_owned(), "pg".to_owned()];
+        let versions = super::npm_versions(lock, &wanted).unwrap();
+        assert_eq!(versions["fastify"], "5.6.1");
+        assert_eq!(versions["pg"], "8.16.3");
+    }
+
+    #[test]
+    fn pip_versions_compare_names_as_pep_503_normalises_them() {
+        let lock = "# pinned\nFastAPI==0.115.0 \\\n    --hash=sha256:aa\npython_multipart==0.0.20\nuvicorn[standard]==0.34.0 ; python_version >= \"3.9\"\n";
+        let wanted = [
+            "fastapi".to_owned(),
+            "python-multipart".to_owned(),
+            "uvicorn".to_owned(),
+        ];
+        let versions = super::pip_versions(lock, &wanted);
+        assert_eq!(versions["fastapi"], "0.115.0");
+        assert_eq!(versions["python-multipart"], "0.0.20");
+        assert_eq!(versions["uvicorn"], "0.34.0");
+    }
 }

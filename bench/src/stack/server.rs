@@ -64,7 +64,7 @@ impl RunningApp {
         cpus: Option<&[usize]>,
         cgroup: Option<Arc<MemoryCgroup>>,
     ) -> Result<Self> {
-        let binary = app.built_binary()?;
+        app.ensure_built()?;
         let port = free_port()?;
         let addr = format!("127.0.0.1:{port}");
         let log_path =
@@ -90,7 +90,7 @@ impl RunningApp {
             .stdout(log.try_clone()?)
             .stderr(log)
             .spawn()
-            .with_context(|| format!("start {}", binary.display()))?;
+            .with_context(|| format!("start {}", app.name))?;
         let mut running = RunningApp {
             name: app.name.clone(),
             base_url: format!("http://{addr}"),

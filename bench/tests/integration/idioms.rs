@@ -1,13 +1,16 @@
 //! `blogbench idioms --quick` end to end on every app: every concern of every app on the page
 //! with its file, lines and link; every summary cell a number or a stated reason; the
 //! benchmark report's section showing the same table; and the HTML's code highlighted in a
-//! real browser. Starts every app three times: needs the release build and the services.
+//! real browser. Starts every app three times: needs the release build and the services. An
+//! app of an interpreted language is installed again (its install timed) and has no binary
+//! and no rebuild, each said so.
 
 use crate::common;
 use crate::screenshot;
 
-use bench::results::idioms::{Concern, FILE, Idioms, Measurement};
-use bench::stack::apps;
+use bench::idioms::build_cost::{NO_BINARY, NO_REBUILD};
+use bench::results::idioms::{Concern, FILE, Idioms, Measurement, NO_INSTALL};
+use bench::stack::apps::{self, Kind};
 use std::path::{Path, PathBuf};
 
 /// The cells of the first Markdown table after `heading` in `markdown`, header row first.
@@ -99,17 +102,42 @@ fn a_quick_page_shows_every_concern_of_every_app_and_what_each_costs() {
             ),
             None => assert!(measured.code_of.is_none()),
         }
-        assert_eq!(
-            measured.rebuild,
-            Measurement::not_measured("not measured (--quick)")
-        );
+        let interpreted = app.kind == Kind::Command;
+        let rebuild = if interpreted {
+            NO_REBUILD
+        } else {
+            "not measured (--quick)"
+        };
+        assert_eq!(measured.rebuild, Measurement::not_measured(rebuild));
         let start_up = measured.start_up.value().expect("started");
         assert_eq!(start_up.runs_ms.len(), 3, "{}", app.name);
         assert!(start_up.idle_rss_mib.iter().all(|&mib| mib > 1.0));
         let size = measured.code_size.value().expect("counted");
         assert!(size.own.code > 0 && size.own.files > 0, "{}", app.name);
-        let binary = measured.binary.value().expect("measured");
-        assert!(binary.stripped_bytes < binary.built_bytes, "{}", app.name);
+        assert!(
+            !measured
+                .packages
+                .value()
+                .expect("counted")
+                .packages
+                .is_empty()
+        );
+        if interpreted {
+            assert_eq!(measured.binary.reason().as_deref(), Some(NO_BINARY));
+            let install = measured.install.value().expect("installed");
+            let folder = install.installed.as_ref().expect("its folder measured");
+            assert!(install.secs > 0.0 && folder.bytes > 0, "{}", app.name);
+            assert_eq!(
+                install.emptied.as_ref(),
+                Some(&folder.folder),
+                "{}",
+                app.name
+            );
+        } else {
+            let binary = measured.binary.value().expect("measured");
+            assert!(binary.stripped_bytes < binary.built_bytes, "{}", app.name);
+            assert_eq!(measured.install, Measurement::not_measured(NO_INSTALL));
+        }
     }
 
     let summary = table_after(&markdown, "## In short");
@@ -128,16 +156,31 @@ fn a_quick_page_shows_every_concern_of_every_app_and_what_each_costs() {
     assert_eq!(summary.len(), all.len() + 1);
     for (app, row) in all.iter().zip(&summary[1..]) {
         assert_eq!(row[0], app.name);
+        let interpreted = app.kind == Kind::Command;
         for (column, cell) in summary[0].iter().zip(row).skip(1) {
-            let reason = cell.starts_with("not measured") || cell.starts_with("failed:");
+            let reason = cell.starts_with("not measured")
+                || cell.starts_with("failed:")
+                || (interpreted
+                    && (cell.starts_with("not applicable") || cell.starts_with("no binary; ")));
             assert!(
                 is_number(cell) || reason,
                 "{} {column}: {cell:?} is neither a number nor a reason",
                 app.name
             );
         }
-        assert_eq!(row[4], "not measured (--quick)");
-        for cell in [&row[1], &row[2], &row[3], &row[5], &row[6]] {
+        if interpreted {
+            assert_eq!(row[4], NO_REBUILD);
+            assert!(
+                row[3].starts_with("no binary; "),
+                "{}: {}",
+                app.name,
+                row[3]
+            );
+        } else {
+            assert_eq!(row[4], "not measured (--quick)");
+            assert!(is_number(&row[3]), "{}: {:?}", app.name, row[3]);
+        }
+        for cell in [&row[1], &row[2], &row[5], &row[6]] {
             assert!(is_number(cell), "{}: {cell:?}", app.name);
         }
     }
