@@ -49,11 +49,14 @@ impl PageCache {
     }
 
     async fn connection(&self) -> Result<ConnectionManager, RedisError> {
-        // Short timeouts and one retry: an outage must not stall requests.
+        // Short timeouts and no retry: an outage must not stall requests. Every request waits
+        // for the reconnection in progress, and redis-rs passes its `factor` to backon as the
+        // growth rate, so even one retry sleeps backon's minimum delay, 1 s plus jitter
+        // (redis 0.32 aio/connection_manager.rs). The next request tries again.
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Duration::from_millis(250))
             .set_response_timeout(Duration::from_secs(1))
-            .set_number_of_retries(1);
+            .set_number_of_retries(0);
         let connect = ConnectionManager::new_with_config(self.client.clone(), config);
         self.connection.get_or_try_init(|| connect).await.cloned()
     }
@@ -118,5 +121,24 @@ mod tests {
             super::keys_a_comment_changes("a-1"),
             ["page:/posts/a-1", "page:/"]
         );
+    }
+
+    /// Redis refusing connections: every look is a miss at once, never a wait for a
+    /// reconnection's retries (the first retry alone would sleep at least 1 s).
+    #[tokio::test]
+    async fn a_refused_connection_is_a_miss_without_a_wait() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("redis://{}/0", closed.local_addr().unwrap());
+        drop(closed);
+        let cache = super::PageCache::new(redis::Client::open(url).unwrap(), "test");
+        for look in 0..3 {
+            let started = std::time::Instant::now();
+            assert_eq!(cache.get(super::HOME_KEY).await, None);
+            let waited = started.elapsed();
+            assert!(
+                waited < std::time::Duration::from_millis(500),
+                "look {look} waited {waited:?}"
+            );
+        }
     }
 }
