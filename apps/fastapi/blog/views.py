@@ -1,8 +1,8 @@
 """The pages' view data and templates (docs/spec.md §3.3).
 
 The view data mirrors go-shared/blog/views.go: dates are formatted here, so the templates print
-strings. The templates are copies of templates/tera/ (a test keeps them equal), which Jinja
-reads as they are; Jinja prints every value through Go's html/template text escaper (§3.4).
+strings. The templates are templates/tera/ (blog/templates links to it), which Jinja reads
+as they are; Jinja prints every value through Go's html/template text escaper (§3.4).
 """
 
 from dataclasses import dataclass, fields

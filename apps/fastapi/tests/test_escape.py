@@ -8,7 +8,9 @@ import pytest
 from blog import views
 
 APP = Path(__file__).resolve().parent.parent
-VECTORS = json.loads((APP / "../../templates/testdata/escape-vectors.json").read_text())
+# The repository this app lives in, which holds the single sources its tests compare with.
+REPO = APP.parent.parent
+VECTORS = json.loads((REPO / "templates/testdata/escape-vectors.json").read_text())
 
 
 @pytest.mark.parametrize(("text", "escaped"), VECTORS)

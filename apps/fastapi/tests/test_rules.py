@@ -10,7 +10,9 @@ import pytest
 from blog import rules
 
 APP = Path(__file__).resolve().parent.parent
-TESTDATA = APP / "../../workload/testdata"
+# The repository this app lives in, which holds the single sources its tests compare with.
+REPO = APP.parent.parent
+TESTDATA = REPO / "workload/testdata"
 SLUGS = json.loads((TESTDATA / "slugs.json").read_text())
 QUERIES = json.loads((TESTDATA / "compute-queries.json").read_text())
 FORMS = json.loads((TESTDATA / "comment-forms.json").read_text())

@@ -12,7 +12,9 @@ from blog import queries
 from blog.rules import Comment
 
 APP = Path(__file__).resolve().parent.parent
-SHARED_SQL = json.loads((APP / "../../shared-sql/queries.json").read_text())
+# The repository this app lives in, which holds the single sources its tests compare with.
+REPO = APP.parent.parent
+SHARED_SQL = json.loads((REPO / "shared-sql/queries.json").read_text())
 
 AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 POST = {"id": 7, "title": "T", "slug": "t-7", "excerpt": "E", "body": "B", "published_at": AT}
