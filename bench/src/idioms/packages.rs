@@ -378,21 +378,15 @@ fn npm_installs_here(entry: &serde_json::Value) -> bool {
         })
 }
 
-/// A pip `requirements.txt` as pip-compile writes it: its `name==version` lines, one per
-/// package the app's requirements pull in (pip-compile pins them all); hash, comment and
-/// option lines, which start with a space, `#` or `-`, hold no `name==version` word first. It holds no development tools: they are pinned in another file.
+/// A pip `requirements.txt` as pip-compile writes it: its pins, one per package the app's
+/// requirements pull in (pip-compile pins them all). It holds no development tools: they are
+/// pinned in another file.
 fn pip_packages(text: &str) -> Packages {
-    let mut packages: Vec<Package> = text
-        .lines()
-        .filter_map(|line| {
-            let requirement = line.split([' ', '\\', ';']).next()?;
-            let (name, version) = requirement.split_once("==")?;
-            let name = name.split('[').next()?.trim();
-            Some(Package {
-                name: name.to_owned(),
-                version: version.trim().to_owned(),
-                local: false,
-            })
+    let mut packages: Vec<Package> = crate::stack::manifest::pip_pins(text)
+        .map(|(name, version)| Package {
+            name: name.to_owned(),
+            version: version.to_owned(),
+            local: false,
         })
         .collect();
     packages.sort();

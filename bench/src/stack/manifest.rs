@@ -252,19 +252,23 @@ fn pip_versions(text: &str, packages: &[String]) -> BTreeMap<String, String> {
             .collect::<Vec<_>>()
             .join("-")
     };
-    let pinned: BTreeMap<String, &str> = text
-        .lines()
-        .filter_map(|line| {
-            let requirement = line.split([' ', '\\', ';']).next()?;
-            let (name, version) = requirement.split_once("==")?;
-            let name = name.split('[').next()?;
-            Some((normalise(name), version))
-        })
+    let pinned: BTreeMap<String, &str> = pip_pins(text)
+        .map(|(name, version)| (normalise(name), version))
         .collect();
     packages
         .iter()
         .filter_map(|name| Some((name.clone(), pinned.get(&normalise(name))?.to_string())))
         .collect()
+}
+
+/// The `name==version` pins of a pip requirements file, extras dropped; hash, comment and
+/// option lines hold no such word first.
+pub fn pip_pins(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|line| {
+        let requirement = line.split([' ', '\\', ';']).next()?;
+        let (name, version) = requirement.split_once("==")?;
+        Some((name.split('[').next()?.trim(), version.trim()))
+    })
 }
 
 fn missing(found: &BTreeMap<String, String>, wanted: &[String], owner: &str) -> Result<()> {
