@@ -4,6 +4,7 @@
 //! write (docs/spec.md §5.2): each POST carries its own comment, and every read that follows
 //! it must show that comment, which no load generator checks.
 
+use super::arrival::{ArrivalClock, ArrivalStream};
 use super::loadgen::LoadRun;
 use crate::results::Latency;
 use memchr::memmem;
@@ -436,6 +437,17 @@ pub(crate) async fn connect(addr: &str) -> Option<Sender> {
     let (sender, connection) = hyper::client::conn::http1::handshake(io).await.ok()?;
     tokio::spawn(connection);
     Some(sender)
+}
+
+/// As [`connect`], on a stream whose reads note how long each answer waited in the socket.
+pub(crate) async fn connect_noting_arrivals(addr: &str) -> Option<(Sender, Arc<ArrivalClock>)> {
+    let stream = TcpStream::connect(addr).await.ok()?;
+    stream.set_nodelay(true).ok()?;
+    let (stream, clock) = ArrivalStream::new(stream).ok()?;
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let (sender, connection) = hyper::client::conn::http1::handshake(io).await.ok()?;
+    tokio::spawn(connection);
+    Some((sender, clock))
 }
 
 /// Sends `step`'s request on `open` with `host` as its `Host` header, and judges the answer.

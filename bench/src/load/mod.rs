@@ -3,6 +3,7 @@
 //! together, and the sweep of fixed rates.
 
 pub mod admission;
+pub mod arrival;
 pub mod batch;
 pub mod ceilings;
 pub mod client;

@@ -9,13 +9,18 @@
 //! open; a fresh generator would open one per request due while the first connects, a
 //! burst of new connections the run would then measure.
 //!
-//! A thread of its own sleeps until each request's due time and hands it to the tokio
-//! runtime (tokio's timer ticks in whole milliseconds, which would batch requests and add
-//! up to a millisecond to each). Connections are opened when a request finds none idle, up
+//! A thread of its own sleeps until each request's due time and hands it to a worker
+//! (tokio's timer ticks in whole milliseconds, which would batch requests and add up to a
+//! millisecond to each): one single-threaded runtime per CPU of the generator's set, pinned
+//! there, each taking every n-th request on connections of its own. Each record keeps the
+//! generator's lateness both ways, so that it is never charged to the app: how late a
+//! request was taken up, and how long its answer waited in the socket before it was read
+//! (the kernel's arrival stamp, `arrival`). Connections are opened when a request finds none idle, up
 //! to a bound; a request that waits for one waits on the clock. A request unanswered at its
 //! due time plus the latency limit is given up (the client left), so the generator's own
 //! backlog is bounded and the run ends on time.
 
+use super::arrival::{Arrival, ArrivalClock, StampsOn};
 use super::client::{self, Answer, Sender, Step};
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::V2DeflateSerializer;
@@ -62,6 +67,9 @@ pub struct Plan {
     pub max_connections: u32,
     /// A request not answered this long after it fell due is given up.
     pub latency_limit: Duration,
+    /// One worker per CPU, pinned to it, with its share of the connections; none: one
+    /// worker, unpinned.
+    pub cpus: Vec<usize>,
 }
 
 impl Plan {
@@ -72,6 +80,7 @@ impl Plan {
             arrivals,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             latency_limit: DEFAULT_LATENCY_LIMIT,
+            cpus: Vec::new(),
         }
     }
 
@@ -126,15 +135,27 @@ pub const DEFAULT_LATENCY_LIMIT: Duration = Duration::from_secs(2);
 
 /// One request: `due` from the run's start, `latency` from `due` to the answer (or to the
 /// moment it was given up), `send_delay` from `due` to when the generator took it up (the
-/// generator's own lateness), and `connection_wait` from then to when it had a connection
-/// (`None` when it got none); both are part of `latency`.
+/// generator's own lateness on the way out), `connection_wait` from then to when it had a
+/// connection (`None` when it got none); both are part of `latency`. `answer_arrived` is from
+/// `due` to when the answer's first bytes reached the generator's socket, and `read_delay`
+/// how long they waited there before the generator read them (its lateness on the way back);
+/// both `None` when no answer came.
 #[derive(Debug, Clone, Copy)]
 pub struct OpenRecord {
     pub due: Duration,
     pub latency: Duration,
     pub send_delay: Duration,
     pub connection_wait: Option<Duration>,
+    pub answer_arrived: Option<Duration>,
+    pub read_delay: Option<Duration>,
     pub answer: Answer,
+}
+
+impl OpenRecord {
+    /// The generator's own share of `latency`: late to send, late to read.
+    pub fn generator_delay(&self) -> Duration {
+        self.send_delay + self.read_delay.unwrap_or_default()
+    }
 }
 
 /// What a run did: the counters, kept by the dispatcher and the requests' tasks, and the
@@ -151,20 +172,89 @@ pub struct OpenRun {
     pub length: Duration,
 }
 
-/// Shared by the dispatcher and the request tasks.
-struct Shared {
+/// Kept by every worker's requests.
+#[derive(Default)]
+struct Tally {
+    opened: AtomicU32,
+    completed: AtomicU64,
+    failed: AtomicU64,
+    in_flight: AtomicU64,
+    records: Mutex<Vec<OpenRecord>>,
+}
+
+/// A connection, and the clock its reads keep.
+type Connection = (Sender, Arc<ArrivalClock>);
+
+/// A worker's own: its share of the connections, and the idle ones among them.
+struct Pool {
     addr: String,
     host: hyper::header::HeaderValue,
     path: String,
     page: Arc<Vec<u8>>,
     latency_limit: Duration,
     connections: Semaphore,
-    idle: Mutex<Vec<Sender>>,
-    opened: AtomicU32,
-    completed: AtomicU64,
-    failed: AtomicU64,
-    in_flight: AtomicU64,
-    records: Mutex<Vec<OpenRecord>>,
+    idle: Mutex<Vec<Connection>>,
+    tally: Arc<Tally>,
+}
+
+/// A thread running a single-threaded tokio runtime, pinned to its CPU: the dispatcher
+/// hands it every n-th request, so n workers on n CPUs take up and read answers in
+/// parallel, each with its own connections.
+struct Worker {
+    runtime: tokio::runtime::Handle,
+    pool: Arc<Pool>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start(cpu: Option<usize>, pool: Pool) -> anyhow::Result<Worker> {
+        let (started, runtime) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("open-loop".to_owned())
+            .spawn(move || {
+                let runtime = cpu
+                    .map(crate::stack::cpus::pin_current_thread)
+                    .transpose()
+                    .and_then(|_| {
+                        let runtime = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()?;
+                        Ok(runtime)
+                    });
+                let runtime = match runtime {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = started.send(Err(error));
+                        return;
+                    }
+                };
+                let _ = started.send(Ok(runtime.handle().clone()));
+                let _ = runtime.block_on(stopped);
+                runtime.shutdown_timeout(Duration::from_millis(100));
+            })?;
+        let runtime = runtime
+            .recv()
+            .map_err(|_| anyhow::anyhow!("an open-loop worker died at start"))??;
+        Ok(Worker {
+            runtime,
+            pool: Arc::new(pool),
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Runs `plan` against `GET path` at `addr` (a `host:port`), each 200 checked against
@@ -177,59 +267,69 @@ pub fn run(
     plan: &Plan,
     at_measured_start: impl FnOnce(),
 ) -> anyhow::Result<OpenRun> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()?;
     let due_times = plan.due_times();
-    let shared = Arc::new(Shared {
-        addr: addr.to_owned(),
-        host: addr.parse()?,
-        path: path.to_owned(),
-        page,
-        latency_limit: plan.latency_limit,
-        connections: Semaphore::new(plan.max_connections as usize),
-        idle: Mutex::new(Vec::new()),
-        opened: AtomicU32::new(0),
-        completed: AtomicU64::new(0),
-        failed: AtomicU64::new(0),
-        in_flight: AtomicU64::new(0),
+    let tally = Arc::new(Tally {
         records: Mutex::new(Vec::with_capacity(due_times.len())),
+        ..Tally::default()
     });
+    let cpus: Vec<Option<usize>> = match plan.cpus.is_empty() {
+        true => vec![None],
+        false => plan.cpus.iter().copied().map(Some).collect(),
+    };
+    let share = (plan.max_connections as usize).div_ceil(cpus.len()).max(1);
+    let workers = cpus
+        .iter()
+        .map(|&cpu| {
+            let pool = Pool {
+                addr: addr.to_owned(),
+                host: addr.parse()?,
+                path: path.to_owned(),
+                page: Arc::clone(&page),
+                latency_limit: plan.latency_limit,
+                connections: Semaphore::new(share),
+                idle: Mutex::new(Vec::new()),
+                tally: Arc::clone(&tally),
+            };
+            Worker::start(cpu, pool)
+        })
+        .collect::<anyhow::Result<Vec<Worker>>>()?;
+    let _stamps = StampsOn::wait()?;
     let warmup_started = Instant::now();
     let started = warmup_started + plan.warmup;
     let mut at_measured_start = Some(at_measured_start);
     let mut sent = 0;
-    for due in due_times {
+    for (index, due) in due_times.into_iter().enumerate() {
         let at = warmup_started + due;
         let now = Instant::now();
         if at > now {
             std::thread::sleep(at - now);
         }
+        let worker = &workers[index % workers.len()];
+        let pool = Arc::clone(&worker.pool);
         let Some(due) = due.checked_sub(plan.warmup) else {
-            runtime.spawn(warm_up(Arc::clone(&shared), at));
+            worker.runtime.spawn(warm_up(pool, at));
             continue;
         };
         if let Some(call) = at_measured_start.take() {
             call();
         }
         sent += 1;
-        shared.in_flight.fetch_add(1, Ordering::SeqCst);
-        runtime.spawn(request(Arc::clone(&shared), started, due));
+        tally.in_flight.fetch_add(1, Ordering::SeqCst);
+        worker.runtime.spawn(request(pool, started, due));
     }
     // Every request is answered or given up by its due time plus the limit; the margin
     // covers the tasks' own scheduling.
     let deadline = started + plan.length() + plan.latency_limit + Duration::from_secs(1);
-    while shared.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+    while tally.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    let in_flight = shared.in_flight.load(Ordering::SeqCst);
-    let completed = shared.completed.load(Ordering::SeqCst);
-    let failed = shared.failed.load(Ordering::SeqCst);
-    let connections_opened = shared.opened.load(Ordering::SeqCst);
-    let mut records = std::mem::take(&mut *shared.records.lock().expect("records"));
+    let in_flight = tally.in_flight.load(Ordering::SeqCst);
+    let completed = tally.completed.load(Ordering::SeqCst);
+    let failed = tally.failed.load(Ordering::SeqCst);
+    let connections_opened = tally.opened.load(Ordering::SeqCst);
+    let mut records = std::mem::take(&mut *tally.records.lock().expect("records"));
     records.sort_by_key(|r| r.due);
-    runtime.shutdown_timeout(Duration::from_millis(100));
+    drop(workers);
     Ok(OpenRun {
         records,
         sent,
@@ -242,61 +342,89 @@ pub fn run(
 }
 
 /// A warm-up request: sent like a measured one, and forgotten.
-async fn warm_up(shared: Arc<Shared>, due_at: Instant) {
-    let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
-    let _ = tokio::time::timeout_at(limit, exchange(&shared, &mut None)).await;
+async fn warm_up(pool: Arc<Pool>, due_at: Instant) {
+    let limit = tokio::time::Instant::from_std(due_at + pool.latency_limit);
+    let _ = tokio::time::timeout_at(limit, exchange(&pool, &mut None)).await;
 }
 
-async fn request(shared: Arc<Shared>, started: Instant, due: Duration) {
+/// When a request had its connection, the connection's clock, and its answer's arrival.
+struct Connected {
+    at: Instant,
+    clock: Arc<ArrivalClock>,
+    arrival: Option<Arrival>,
+}
+
+async fn request(pool: Arc<Pool>, started: Instant, due: Duration) {
     let due_at = started + due;
     let taken_up = Instant::now();
-    let limit = tokio::time::Instant::from_std(due_at + shared.latency_limit);
+    let limit = tokio::time::Instant::from_std(due_at + pool.latency_limit);
     let mut connected = None;
-    let answer = tokio::time::timeout_at(limit, exchange(&shared, &mut connected))
+    let answer = tokio::time::timeout_at(limit, exchange(&pool, &mut connected))
         .await
         .unwrap_or(Answer::TooLate);
     let latency = due_at.elapsed();
+    // A request given up leaves its connection with the dropped exchange: what arrived is
+    // still on the clock.
+    let arrival = connected
+        .as_mut()
+        .and_then(|c| c.arrival.or_else(|| c.clock.take()));
+    let tally = &pool.tally;
     let counter = match answer.unanswered() {
-        true => &shared.failed,
-        false => &shared.completed,
+        true => &tally.failed,
+        false => &tally.completed,
     };
     counter.fetch_add(1, Ordering::SeqCst);
-    shared.records.lock().expect("records").push(OpenRecord {
+    tally.records.lock().expect("records").push(OpenRecord {
         due,
         latency,
         send_delay: taken_up.saturating_duration_since(due_at),
-        connection_wait: connected.map(|at: Instant| at.saturating_duration_since(taken_up)),
+        connection_wait: connected
+            .as_ref()
+            .map(|c| c.at.saturating_duration_since(taken_up)),
+        answer_arrived: arrival.map(|a| a.arrived_at().saturating_duration_since(due_at)),
+        read_delay: arrival.map(|a| a.waited),
         answer,
     });
-    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    tally.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
 /// Waits for a connection (an idle one, or a new one while under the bound), notes when it
 /// had one in `connected`, sends the request, and puts the connection back when it is still
 /// fit to use.
-async fn exchange(shared: &Shared, connected: &mut Option<Instant>) -> Answer {
-    let Ok(_permit) = shared.connections.acquire().await else {
+async fn exchange(pool: &Pool, connected: &mut Option<Connected>) -> Answer {
+    let Ok(_permit) = pool.connections.acquire().await else {
         return Answer::ConnectError;
     };
-    let idle = shared.idle.lock().expect("idle connections").pop();
-    let mut sender = match idle.filter(|s| !s.is_closed()) {
-        Some(sender) => sender,
-        None => match client::connect(&shared.addr).await {
-            Some(sender) => {
-                shared.opened.fetch_add(1, Ordering::SeqCst);
-                sender
+    let idle = pool.idle.lock().expect("idle connections").pop();
+    let (mut sender, clock) = match idle.filter(|(s, _)| !s.is_closed()) {
+        Some(connection) => connection,
+        None => match client::connect_noting_arrivals(&pool.addr).await {
+            Some(connection) => {
+                pool.tally.opened.fetch_add(1, Ordering::SeqCst);
+                connection
             }
             None => return Answer::ConnectError,
         },
     };
-    *connected = Some(Instant::now());
+    clock.arm();
+    let at = Instant::now();
+    let connected = connected.insert(Connected {
+        at,
+        clock: Arc::clone(&clock),
+        arrival: None,
+    });
     let step = Step::Read {
-        path: &shared.path,
-        page: &shared.page,
+        path: &pool.path,
+        page: &pool.page,
     };
-    let answer = client::exchange(&mut sender, &shared.host, &step).await;
+    let answer = client::exchange(&mut sender, &pool.host, &step).await;
+    // Taken before the connection goes back, where the next request re-arms its clock.
+    connected.arrival = clock.take();
     if !answer.unanswered() {
-        shared.idle.lock().expect("idle connections").push(sender);
+        pool.idle
+            .lock()
+            .expect("idle connections")
+            .push((sender, clock));
     }
     answer
 }
@@ -320,6 +448,26 @@ pub fn histogram(records: &[OpenRecord]) -> Histogram<u64> {
 /// The generator's own lateness (µs) for every request.
 pub fn send_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
     histogram_of(records.iter().map(|r| r.send_delay))
+}
+
+/// How long (µs) each answer that arrived waited in the socket before the generator read it.
+pub fn read_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    histogram_of(records.iter().filter_map(|r| r.read_delay))
+}
+
+/// The generator's own lateness both ways (µs) for every request.
+pub fn generator_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    histogram_of(records.iter().map(OpenRecord::generator_delay))
+}
+
+/// The latency (µs) of every request [`histogram`] counts, less the generator's own lateness.
+pub fn latency_less_generator_histogram(records: &[OpenRecord]) -> Histogram<u64> {
+    histogram_of(
+        records
+            .iter()
+            .filter(|r| has_latency(r.answer))
+            .map(|r| r.latency.saturating_sub(r.generator_delay())),
+    )
 }
 
 /// The wait for a connection (µs) of every request that got one.
@@ -391,6 +539,7 @@ mod tests {
             arrivals: Arrivals::Constant,
             max_connections: 1,
             latency_limit: DEFAULT_LATENCY_LIMIT,
+            cpus: Vec::new(),
         };
         let due = plan.due_times();
         assert_eq!(due.len(), 170, "50 warm-up requests, then the phases' 120");

@@ -214,13 +214,7 @@ mod tests {
     fn a_thread_spinning_on_cpu_0_shows_as_cpu_0_busy() {
         let sampler = Sampler::start(std::process::id(), 0, Duration::ZERO..Duration::ZERO);
         std::thread::spawn(|| {
-            // SAFETY: sets the calling thread's affinity from a set it owns.
-            let pinned = unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(0, &mut set);
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-            };
-            assert_eq!(pinned, 0, "{}", std::io::Error::last_os_error());
+            crate::stack::cpus::pin_current_thread(0).unwrap();
             let until = Instant::now() + Duration::from_millis(800);
             while Instant::now() < until {
                 std::hint::spin_loop();

@@ -26,7 +26,7 @@ use crate::progress::Progress;
 use crate::results::sweep::{
     AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, ConnectionLevel, CpuBusy, GeneratorCeiling,
     Ladder, MemoryLimited, Overload, OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep,
-    SweepSettings, recovered_after_secs,
+    SweepSettings, generator_late, recovered_after_secs,
 };
 use crate::results::{CpuSets, Latency, write_atomically};
 use crate::routes;
@@ -77,7 +77,7 @@ pub struct Options {
 
 impl Options {
     /// An open-loop plan of `phases` after `warmup`, with the sweep's arrivals, connection
-    /// bound and latency limit.
+    /// bound and latency limit, one worker on each of the generator's CPUs.
     fn plan(&self, warmup: Duration, phases: Vec<Phase>) -> Plan {
         Plan {
             warmup,
@@ -85,6 +85,7 @@ impl Options {
             arrivals: self.arrivals,
             max_connections: self.max_connections,
             latency_limit: self.latency_limit,
+            cpus: self.cpus.load.clone(),
         }
     }
 }
@@ -555,10 +556,13 @@ impl Sweeper<'_> {
                         ladder.name()
                     );
                     let point = self.rate_point(&running, &page, round, rate, fraction, &stem)?;
-                    failing_in_a_row = match point.valid && !point.fell_behind() {
-                        true => 0,
-                        false => failing_in_a_row + 1,
-                    };
+                    // A generator-late run says nothing of the app either way.
+                    failing_in_a_row =
+                        match (point.generator_late, point.valid && !point.fell_behind()) {
+                            (true, _) => failing_in_a_row,
+                            (false, true) => 0,
+                            (false, false) => failing_in_a_row + 1,
+                        };
                     let swept = self
                         .app(index)
                         .routes
@@ -906,6 +910,10 @@ fn rate_point(
         delivered(run, Duration::from_secs_f64(slo_ms / 1000.0)) as f64 / run.sent.max(1) as f64;
     let latency = latency_ms(&open_loop::histogram(&run.records));
     let send_delay = latency_ms(&open_loop::send_delay_histogram(&run.records));
+    let read_delay = latency_ms(&open_loop::read_delay_histogram(&run.records));
+    let generator_delay = latency_ms(&open_loop::generator_delay_histogram(&run.records));
+    let latency_less_generator =
+        latency_ms(&open_loop::latency_less_generator_histogram(&run.records));
     let connection_wait = latency_ms(&open_loop::connection_wait_histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
     let per_request =
@@ -923,6 +931,13 @@ fn rate_point(
         reasons.push(format!("{wrong_bodies} wrong bodies"));
     }
     let valid = reasons.is_empty();
+    let generator_late = generator_late(
+        valid,
+        latency.p99,
+        generator_delay.p99,
+        latency_less_generator.p99,
+        slo_ms,
+    );
     RatePoint {
         round,
         target_per_sec: rate,
@@ -934,6 +949,9 @@ fn rate_point(
         in_flight: run.in_flight,
         delivered_ratio,
         within_slo: valid && latency.p99 <= slo_ms,
+        read_delay_ms: Some(read_delay),
+        latency_less_generator_ms: Some(latency_less_generator),
+        generator_late,
         latency_ms: latency,
         send_delay_ms: Some(send_delay),
         connection_wait_ms: Some(connection_wait),
@@ -1156,6 +1174,8 @@ mod tests {
                 latency: latency(k),
                 send_delay: Duration::ZERO,
                 connection_wait: Some(Duration::ZERO),
+                answer_arrived: Some(latency(k)),
+                read_delay: Some(Duration::ZERO),
                 answer: Answer::Page,
             })
             .collect();
@@ -1168,6 +1188,46 @@ mod tests {
             connections_opened: 8,
             length: Duration::from_secs(1),
         }
+    }
+
+    /// A run whose answers all took 15 ms against a 10 ms SLO, the generator late on 5 % of
+    /// them: `late(k)` is request k's (send delay, read delay).
+    fn run_with_a_late_generator(late: impl Fn(u64) -> (Duration, Duration)) -> OpenRun {
+        let mut run = run_of(1000, |_| Duration::from_millis(15));
+        for (k, record) in run.records.iter_mut().enumerate() {
+            let (send, read) = late(k as u64);
+            record.send_delay = send;
+            record.read_delay = Some(read);
+        }
+        run
+    }
+
+    #[test]
+    fn a_run_the_generator_was_late_for_is_generator_late_not_failed() {
+        let ms = Duration::from_millis;
+        // Every answer waited 6 ms in the socket: the app's share, 9 ms, is within the SLO.
+        let read_late = run_with_a_late_generator(|_| (ms(0), ms(6)));
+        let read_late = point(&read_late, 1000.0, 10.0);
+        assert!(read_late.valid && !read_late.within_slo);
+        assert!(
+            read_late.generator_late,
+            "{:?}",
+            read_late.latency_less_generator_ms
+        );
+        // Taken up 12 ms late for the last 2 %: no app could have held the run's p99.
+        let send_late = run_with_a_late_generator(|k| match k >= 980 {
+            true => (ms(12), ms(0)),
+            false => (ms(0), ms(0)),
+        });
+        let send_late = point(&send_late, 1000.0, 10.0);
+        assert!(send_late.generator_late, "{:?}", send_late.read_delay_ms);
+        // Late by 1 ms both ways: the app's 13 ms misses the SLO on its own.
+        let slow_app = run_with_a_late_generator(|_| (ms(1), ms(1)));
+        let slow_app = point(&slow_app, 1000.0, 10.0);
+        assert!(!slow_app.generator_late && !slow_app.within_slo);
+        // A run that held is held, however late the generator.
+        let held = point(&run_with_a_late_generator(|_| (ms(8), ms(6))), 1000.0, 20.0);
+        assert!(held.within_slo && !held.generator_late);
     }
 
     fn point(run: &OpenRun, rate: f64, slo_ms: f64) -> RatePoint {
@@ -1254,6 +1314,8 @@ mod tests {
                     latency: latency(second, k),
                     send_delay: Duration::ZERO,
                     connection_wait: Some(Duration::ZERO),
+                    answer_arrived: Some(latency(second, k)),
+                    read_delay: Some(Duration::ZERO),
                     answer: Answer::Page,
                 });
             }

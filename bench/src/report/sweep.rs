@@ -218,7 +218,10 @@ fn how_to_read(sweep: &Sweep) -> String {
          falls behind shows its queue in its percentiles (no coordinated omission). A rate is \
          *held* in a round when that round's run was valid (every answer right, the \
          generator's records agreeing with its counters, nothing over the {limit} ms latency \
-         limit) and its p99 was within the route's SLO, and *sustained* when more than half of the {rounds} rounds held it; a \
+         limit) and its p99 was within the route's SLO, and *sustained* when more than half of the {rounds} rounds that judged it held it; a \
+         run that missed the SLO is *generator-late* (◊) when the generator's own lateness \
+         (late to send, late to read the answer) could have decided it, and judges neither \
+         way; a \
          rate's figures are its median round's (the run with the median p99). Rates above \
          {share} of the open-loop generator's own ceiling measure the generator too: they are \
          marked client-bound (†). Runs during which the CPUs of the services and the \
@@ -268,7 +271,9 @@ fn max_rates(sweep: &Sweep) -> String {
          measured (see *Failures*). † or ‡ is the mark of the rate that set the max (the \
          lowest rate above it, all failed; the max itself when the ladders ended there): it \
          ran client-bound (†) or service-bound (‡), so the limit may not be the app's and the \
-         max is a floor (≥).\n\n{}\n\
+         max is a floor (≥); ◊: a round of it was generator-late (the generator's own \
+         lateness could have decided the run, which then counted neither way), so the max \
+         is a floor too.\n\n{}\n\
          The closed-loop max each app's own ladder is a fraction of (Go's is the common \
          ladder's), req/s: the median of the rounds whose run counted, then each round's (a \
          run that does not count is listed under *Failures*).\n\n{}",
@@ -287,9 +292,13 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
     // The rate above the max decided it (or the ladders' end did): when that rate ran
     // client- or service-bound, the app may well hold more, so the max is only a floor.
     let set_by = measured.rung_that_set_the_max(rounds);
-    let marks = set_by
-        .as_ref()
-        .map_or_else(String::new, |rung| bound_marks(rung.median_run()));
+    let marks = set_by.as_ref().map_or_else(String::new, |rung| {
+        let mut marks = bound_marks(rung.median_run());
+        if rung.generator_late() > 0 {
+            marks.push_str(" ◊");
+        }
+        marks
+    });
     let mut cell = match measured.max_sustainable(rounds) {
         Some(max) => {
             let go_max = go
@@ -379,9 +388,12 @@ fn equal_load(sweep: &Sweep) -> String {
          the requests sent answered right by the SLO after the run's end. Two parts of the latency \
          are the generator's, not the app's: the send delay, from a request's due time to \
          when the generator took it up, and the connection wait, from then to when it had a \
-         connection (an idle one, or one it opened, at most {connections}). *Services CPU \
+         connection (an idle one, or one it opened, at most {connections}); a third is the \
+         read delay, how long the answer waited in the generator's socket before it was read. \
+         *Services CPU \
          busy* is how busy the CPUs that PostgreSQL, Redis and the generator share were \
-         (‡: service-bound). *Held* counts the rounds whose run was within the SLO. —: not \
+         (‡: service-bound). *Held* counts the rounds whose run was within the SLO (◊: \
+         generator-late runs, which judge neither way). —: not \
          recorded in this sweep, or not run; †: client-bound.\n\n",
         connections = sweep.settings.max_connections,
     ));
@@ -418,6 +430,7 @@ fn equal_load(sweep: &Sweep) -> String {
             "p99 ms (rounds)",
             "send delay p99 ms",
             "connection wait p99 ms",
+            "read delay p99 ms",
             "app CPU µs/req",
             "PostgreSQL µs/req",
             "Redis µs/req",
@@ -425,11 +438,11 @@ fn equal_load(sweep: &Sweep) -> String {
             "services CPU busy",
             "held",
         ])
-        .numbers(1..11);
+        .numbers(1..12);
         for (app, rung) in rungs {
             let Some(rung) = rung else {
                 let mut row = vec![app.label.clone()];
-                row.extend(std::iter::repeat_n("—".to_owned(), 11));
+                row.extend(std::iter::repeat_n("—".to_owned(), 12));
                 table.row(row);
                 continue;
             };
@@ -459,12 +472,16 @@ fn equal_load(sweep: &Sweep) -> String {
                 p99,
                 generator_p99(p.send_delay_ms.as_ref()),
                 generator_p99(p.connection_wait_ms.as_ref()),
+                generator_p99(p.read_delay_ms.as_ref()),
                 cpu_over_rounds(&rung, |run| run.app_cpu_us_per_request),
                 cpu_over_rounds(&rung, |run| run.postgres_cpu_us_per_request),
                 cpu_over_rounds(&rung, |run| run.redis_cpu_us_per_request),
                 numbers::mib(p.app_rss_max_mib),
                 busy,
-                format!("{} of {rounds}", rung.held()),
+                match rung.generator_late() {
+                    0 => format!("{} of {rounds}", rung.held()),
+                    late => format!("{} of {rounds} ({late} ◊)", rung.held()),
+                },
             ]);
         }
         text.push_str(&table.to_markdown());

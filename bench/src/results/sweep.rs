@@ -203,6 +203,19 @@ pub struct RatePoint {
     pub bookkeeping: Option<String>,
     /// Valid and p99 within the route's SLO.
     pub within_slo: bool,
+    /// How long each answer waited in the generator's socket before it read it: its
+    /// lateness on the way back (none in sweeps recorded before it was measured).
+    #[serde(default)]
+    pub read_delay_ms: Option<Latency>,
+    /// Each request's latency less the generator's own lateness both ways (send delay and
+    /// read delay): the app's share, as near as the generator can tell (none in sweeps
+    /// recorded before it was measured).
+    #[serde(default)]
+    pub latency_less_generator_ms: Option<Latency>,
+    /// Valid and missed the SLO, but the generator's own lateness could have decided it
+    /// ([`generator_late`]): neither held nor failed, never charged to the app.
+    #[serde(default)]
+    pub generator_late: bool,
     /// The latency histogram (HdrHistogram interval log, µs), relative to the sweep folder.
     pub histogram: String,
 }
@@ -222,6 +235,22 @@ impl CpuBusy {
     pub fn service_bound(&self) -> bool {
         self.services_and_load >= SERVICE_BOUND_BUSY
     }
+}
+
+/// Whether a valid run that missed its SLO could have been decided by the generator's own
+/// lateness (docs/spec.md §8): its lateness (send delay plus read delay) alone has a p99
+/// over the SLO, so no app could have held the run, or its latency less that lateness,
+/// request by request, has a p99 within the SLO.
+pub fn generator_late(
+    valid: bool,
+    p99_ms: f64,
+    generator_delay_p99_ms: f64,
+    latency_less_generator_p99_ms: f64,
+    slo_ms: f64,
+) -> bool {
+    valid
+        && p99_ms > slo_ms
+        && (generator_delay_p99_ms > slo_ms || latency_less_generator_p99_ms <= slo_ms)
 }
 
 /// The share of the requests sent an app must deliver (right, by the SLO after the run's end)
@@ -275,9 +304,16 @@ impl<'a> Rung<'a> {
         self.runs.iter().filter(|run| run.within_slo).count()
     }
 
-    /// Held in more than half of `rounds`; a round that did not run the rate did not hold it.
+    /// The rounds whose run was generator-late: they judge neither way.
+    pub fn generator_late(&self) -> usize {
+        self.runs.iter().filter(|run| run.generator_late).count()
+    }
+
+    /// Held in more than half of the rounds that judged it: `rounds` less its generator-late
+    /// runs; a round that did not run the rate did not hold it.
     pub fn sustained(&self, rounds: u32) -> bool {
-        2 * self.held() > rounds.max(1) as usize
+        let judged = (rounds.max(1) as usize).saturating_sub(self.generator_late());
+        judged > 0 && 2 * self.held() > judged
     }
 
     /// The run with the median p99 (the higher of the middle two for an even count, as a
@@ -575,6 +611,9 @@ mod tests {
             },
             send_delay_ms: None,
             connection_wait_ms: None,
+            read_delay_ms: None,
+            latency_less_generator_ms: None,
+            generator_late: false,
             answers: BTreeMap::new(),
             wrong_bodies: 0,
             connections_opened: 0,
@@ -687,6 +726,39 @@ mod tests {
         };
         assert_eq!(two_rounds.max_sustainable(2), None);
         assert_eq!(two_rounds.max_sustainable(1), Some(1000.0));
+    }
+
+    #[test]
+    fn a_generator_late_run_is_neither_held_nor_failed() {
+        let late = |round: u32, rate: f64| RatePoint {
+            generator_late: true,
+            ..point(round, rate, false, 14.0)
+        };
+        // 800/s: held once, generator-late twice; 1,000/s: held once, failed once, late once.
+        let swept = route(
+            vec![
+                point(1, 800.0, true, 5.0),
+                late(2, 800.0),
+                late(3, 800.0),
+                point(1, 1000.0, true, 8.0),
+                point(2, 1000.0, false, 30.0),
+                late(3, 1000.0),
+            ],
+            Vec::new(),
+        );
+        let rungs = swept.rungs();
+        assert_eq!((rungs[0].held(), rungs[0].generator_late()), (1, 2));
+        assert!(
+            rungs[0].sustained(3),
+            "held in the one round that judged it"
+        );
+        assert!(
+            !rungs[1].sustained(3),
+            "held in one of the two that judged it"
+        );
+        assert_eq!(swept.max_sustainable(3), Some(800.0));
+        let all_late = route(vec![late(1, 800.0), late(2, 800.0)], Vec::new());
+        assert_eq!(all_late.max_sustainable(2), None, "no round judged it");
     }
 
     /// The README's recovery figures for docs/example-sweep-20261203135229, recomputed by

@@ -150,6 +150,23 @@ pub fn pin_process(pid: u32, cpus: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// Pins the calling thread to `cpu`.
+pub fn pin_current_thread(cpu: usize) -> Result<()> {
+    // SAFETY: sets the calling thread's affinity from a set this frame owns.
+    let pinned = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if pinned != 0 {
+        bail!(
+            "could not pin a thread to CPU {cpu}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(())
+}
+
 /// Every CPU in `cpus` exists on this machine (taskset would fail later, app by app).
 pub fn check_available(what: &str, cpus: &[usize], cores: usize) -> Result<()> {
     if cpus.is_empty() {
