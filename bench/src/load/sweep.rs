@@ -16,7 +16,7 @@
 use super::admission::{Expected, admission};
 use super::batch::{harness_env, rotated, seeded_database};
 use super::ceilings::StaticServer;
-use super::client::{Answer, Load, Pace, Workload};
+use super::client::{Answer, Load, Pace, Record, Workload};
 use super::loadgen::Loadgen;
 use super::open_loop::{self, Arrivals, OpenRun, Phase, Plan};
 use super::sampler::{Sampler, Usage, measured_window};
@@ -178,7 +178,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     for target in &options.targets {
         sweeper.push_app(target)?;
     }
-    'passes: for pass in [Pass::ClosedLoop, Pass::Ladders] {
+    'passes: for pass in [Pass::ClosedLoop, Pass::Ladders, Pass::Overload] {
         for round in 1..=options.rounds {
             for index in rotated(options.targets.len(), round) {
                 if interrupted.load(Ordering::SeqCst) {
@@ -214,7 +214,9 @@ enum Pass {
     ClosedLoop,
     /// Each route's rate ladders.
     Ladders,
-    /// The connection sweep, the overload and the memory-limited sweep.
+    /// The overload from the max sustainable rate the ladders found.
+    Overload,
+    /// The connection sweep and the memory-limited sweep.
     Once,
 }
 
@@ -254,7 +256,8 @@ fn steps(options: &Options) -> u64 {
     } else {
         0
     };
-    let per_app = options.rounds as usize * options.routes.len() * ladder + levels + 1 + memory;
+    let per_round = options.routes.len() * ladder + 1;
+    let per_app = options.rounds as usize * per_round + levels + memory;
     (1 + options.targets.len() * per_app + options.memory_variants.len() * memory) as u64
 }
 
@@ -381,7 +384,7 @@ impl Sweeper<'_> {
             routes: Vec::new(),
             idle_rss_mib: None,
             connections: Vec::new(),
-            overload: None,
+            overloads: Vec::new(),
             memory_limited: None,
         });
         self.save()
@@ -399,6 +402,7 @@ impl Sweeper<'_> {
         let measured = match pass {
             Pass::ClosedLoop => self.measure_closed_loops(index, target, &env, round),
             Pass::Ladders => self.measure_ladders(index, target, &env, round),
+            Pass::Overload => self.measure_overload(index, target, &env, round),
             Pass::Once => self.measure_once(index, target, &env),
         };
         if let Err(err) = measured {
@@ -607,10 +611,24 @@ impl Sweeper<'_> {
             self.progress.inc();
             self.save()?;
         }
-        self.check_interrupted()?;
-        self.progress.step(format!("{}: overload", target.label));
-        let overload = self.overload(&running, index, target)?;
-        self.app(index).overload = overload;
+        running.stop();
+        Ok(())
+    }
+
+    /// A round's overload, the app started fresh for it.
+    fn measure_overload(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None)?;
+        self.progress.step(format!("{at} · overload"));
+        let overload = self.overload(&running, index, target, round)?;
+        self.app(index).overloads.extend(overload);
         self.progress.inc();
         running.stop();
         Ok(())
@@ -724,6 +742,7 @@ impl Sweeper<'_> {
         running: &RunningApp,
         index: usize,
         target: &Target,
+        round: u32,
     ) -> Result<Option<Overload>> {
         let options = self.options;
         let route = &options.overload_route;
@@ -758,13 +777,14 @@ impl Sweeper<'_> {
         let sampler = Sampler::start(running.pid(), running.port, Duration::ZERO..Duration::ZERO);
         let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || ())?;
         let usage = sampler.finish();
-        let histogram = format!("raw/{}-overload-{route}.hlog", target.label);
+        let histogram = format!("raw/{}-overload-{route}-r{round}.hlog", target.label);
         write_atomically(
             &self.dir.join(&histogram),
             &open_loop::interval_log(&run.records, run.length),
         )?;
         Ok(Some(overload_outcome(
             &run,
+            round,
             route,
             options.slo_ms[route],
             max,
@@ -931,8 +951,16 @@ fn rate_point(
         reasons.push(format!("{wrong_bodies} wrong bodies"));
     }
     let valid = reasons.is_empty();
+    // A request given up at the latency limit was slow, not wrong: such a run is judged by
+    // its latency like a valid one, and its lateness may be the generator's.
+    let only_given_up = bookkeeping.is_none()
+        && run.in_flight == 0
+        && wrong_bodies == 0
+        && answers
+            .keys()
+            .all(|label| label == "200" || *label == Answer::TooLate.label());
     let generator_late = generator_late(
-        valid,
+        only_given_up,
         latency.p99,
         generator_delay.p99,
         latency_less_generator.p99,
@@ -1002,6 +1030,7 @@ fn bookkeeping_error(run: &OpenRun) -> Option<String> {
 #[allow(clippy::too_many_arguments)]
 fn overload_outcome(
     run: &OpenRun,
+    round: u32,
     route: &str,
     slo_ms: f64,
     max: f64,
@@ -1065,6 +1094,7 @@ fn overload_outcome(
             .map(|r| r.answer),
     );
     Overload {
+        round,
         route: route.to_owned(),
         max_sustainable_per_sec: max,
         base_per_sec: base,
@@ -1116,9 +1146,31 @@ fn connection_level(
     let measured: Vec<_> = records
         .iter()
         .filter(|r| r.sent >= warmed && r.sent < warmed + options.run)
+        .copied()
         .collect();
+    Ok(level_outcome(
+        connections,
+        &measured,
+        options.run,
+        &usage,
+        idle_rss_mib,
+        running.is_running(),
+    ))
+}
+
+/// A connection level's figures from the requests sent in its measured window, and whether
+/// it counts: the app held every connection, answered every request with the page, and
+/// survived.
+fn level_outcome(
+    connections: u32,
+    measured: &[Record],
+    run: Duration,
+    usage: &Usage,
+    idle_rss_mib: f64,
+    survived: bool,
+) -> ConnectionLevel {
     let mut histogram = open_loop::new_histogram();
-    for record in &measured {
+    for record in measured {
         histogram.saturating_record(record.latency.as_micros() as u64);
     }
     let answers = answers(measured.iter().map(|r| r.answer));
@@ -1134,15 +1186,14 @@ fn connection_level(
     if wrong_bodies > 0 {
         reasons.push(format!("{wrong_bodies} wrong bodies"));
     }
-    let survived = running.is_running();
     if !survived {
         reasons.push("the app died".to_owned());
     }
     let valid = reasons.is_empty();
-    Ok(ConnectionLevel {
+    ConnectionLevel {
         connections,
         connections_held: held,
-        requests_per_sec: measured.len() as f64 / options.run.as_secs_f64(),
+        requests_per_sec: measured.len() as f64 / run.as_secs_f64(),
         latency_ms: latency_ms(&histogram),
         answers,
         wrong_bodies,
@@ -1153,7 +1204,7 @@ fn connection_level(
         survived,
         valid,
         invalid_reason: (!valid).then(|| reasons.join("; ")),
-    })
+    }
 }
 
 fn rss_mib(pid: u32) -> f64 {
@@ -1225,9 +1276,65 @@ mod tests {
         let slow_app = run_with_a_late_generator(|_| (ms(1), ms(1)));
         let slow_app = point(&slow_app, 1000.0, 10.0);
         assert!(!slow_app.generator_late && !slow_app.within_slo);
+        // The last 2 % taken up 2 s late and given up at the latency limit: the run is
+        // invalid, but slow, not wrong, and the generator's.
+        let mut given_up = run_with_a_late_generator(|k| match k >= 980 {
+            true => (ms(2000), ms(0)),
+            false => (ms(0), ms(0)),
+        });
+        for record in given_up.records.iter_mut().skip(980) {
+            record.answer = Answer::TooLate;
+            record.latency = ms(2000);
+            record.read_delay = None;
+        }
+        (given_up.completed, given_up.failed) = (980, 20);
+        let given_up = point(&given_up, 1000.0, 10.0);
+        assert!(!given_up.valid && given_up.generator_late, "{given_up:?}");
+        // A wrong answer is the app's, however late the generator.
+        let mut wrong = run_with_a_late_generator(|_| (ms(0), ms(6)));
+        wrong.records[0].answer = Answer::WrongBody;
+        assert!(!point(&wrong, 1000.0, 10.0).generator_late);
         // A run that held is held, however late the generator.
         let held = point(&run_with_a_late_generator(|_| (ms(8), ms(6))), 1000.0, 20.0);
         assert!(held.within_slo && !held.generator_late);
+    }
+
+    #[test]
+    fn a_connection_level_counts_only_when_every_connection_was_held_and_answered_right() {
+        let records = |answer: Answer| -> Vec<Record> {
+            (0..100)
+                .map(|k| Record {
+                    client: k % 16,
+                    sent: Duration::from_millis(u64::from(k) * 10),
+                    latency: Duration::from_millis(2),
+                    answer,
+                    comment: None,
+                })
+                .collect()
+        };
+        let usage = Usage {
+            connections_min: 16,
+            app_rss_max_mib: 36.0,
+            ..Usage::default()
+        };
+        let second = Duration::from_secs(1);
+        let held = level_outcome(16, &records(Answer::Page), second, &usage, 20.0, true);
+        assert!(held.valid, "{:?}", held.invalid_reason);
+        assert_eq!(held.requests_per_sec, 100.0);
+        assert_eq!(
+            held.rss_per_connection_kib, 1024.0,
+            "16 MiB over 16 connections"
+        );
+        let short = Usage {
+            connections_min: 12,
+            ..usage.clone()
+        };
+        let short = level_outcome(16, &records(Answer::Page), second, &short, 20.0, true);
+        assert!(!short.valid && short.invalid_reason.unwrap().contains("held 12 of 16"));
+        let wrong = level_outcome(16, &records(Answer::WrongBody), second, &usage, 20.0, true);
+        assert!(!wrong.valid && wrong.invalid_reason.unwrap().contains("100 wrong bodies"));
+        let died = level_outcome(16, &records(Answer::Page), second, &usage, 20.0, false);
+        assert_eq!(died.invalid_reason.as_deref(), Some("the app died"));
     }
 
     fn point(run: &OpenRun, rate: f64, slo_ms: f64) -> RatePoint {
@@ -1333,6 +1440,7 @@ mod tests {
         let rates = (100.0, 300.0);
         overload_outcome(
             &run,
+            1,
             "detail",
             50.0,
             200.0,

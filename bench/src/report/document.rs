@@ -166,8 +166,14 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
         };
         let mut row = vec![name];
         row.extend(columns.iter().map(|route| {
-            outcome::ratio_to_go(app, route)
-                .map_or_else(|missing| missing.long(), |r| ratio_cell(&r))
+            let service_bound = outcome::route(app, route).is_ok_and(|m| m.mostly_service_bound());
+            outcome::ratio_to_go(app, route).map_or_else(
+                |missing| missing.long(),
+                |ratio| match service_bound {
+                    true => format!("{} ‡", ratio_cell(&ratio)),
+                    false => ratio_cell(&ratio),
+                },
+            )
         }));
         table.row(row);
     }
@@ -190,8 +196,11 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
          rounds' ratios. Whatever drifts between rounds moves both runs of a pair, so it cancels \
          in the ratio. Above 1.00× the app served more requests per second than Go. The Go \
          reference's own row pairs two identical programs: its distance from 1.00× is the \
-         method's noise floor.{without_pacer}\n\n{}",
-        table.to_markdown()
+         method's noise floor. ‡: most of the app's valid runs had the CPUs PostgreSQL, Redis \
+         and the load generator share at least {busy} busy, so those set the pace of the \
+         pair, not only the app.{without_pacer}\n\n{}",
+        table.to_markdown(),
+        busy = numbers::share(SERVICE_BOUND_BUSY),
     )
 }
 

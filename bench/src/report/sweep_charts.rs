@@ -24,8 +24,8 @@ pub fn latency_file(route: &str) -> String {
 pub const CONNECTIONS_RATE_FILE: &str = "sweep-connections-rate.svg";
 pub const CONNECTIONS_RSS_FILE: &str = "sweep-connections-rss.svg";
 
-pub fn overload_file(app: &str) -> String {
-    format!("sweep-overload-{}.svg", slug(app))
+pub fn overload_file(app: &str, round: u32) -> String {
+    format!("sweep-overload-{}-r{round}.svg", slug(app))
 }
 
 /// `axum-sqlx+POOL_MODE=shared` → `axum-sqlx-pool-mode-shared`: safe in a file name.
@@ -75,7 +75,7 @@ pub fn charts(sweep: &Sweep) -> Result<Vec<Chart>> {
         )?);
     }
     for (i, app) in sweep.apps.iter().enumerate() {
-        if let Some(overload) = app.overload.as_ref().filter(|o| !o.seconds.is_empty()) {
+        for overload in app.overloads.iter().filter(|o| !o.seconds.is_empty()) {
             charts.push(overload_chart(sweep, app, colour(i), overload)?);
         }
     }
@@ -269,15 +269,16 @@ fn overload_chart(
         Key::new("failed/s", FAILED, Swatch::Dashed),
     ];
     let title = format!(
-        "{}: overload on {}, {} → {} → {} req/s",
+        "{}: overload on {}, round {}, {} → {} → {} req/s",
         app.label,
         overload.route,
+        overload.round,
         numbers::per_sec(overload.base_per_sec),
         numbers::per_sec(overload.overload_per_sec),
         numbers::per_sec(overload.base_per_sec)
     );
     draw(
-        overload_file(&app.label),
+        overload_file(&app.label, overload.round),
         title,
         &legend,
         &[throughput, latency],

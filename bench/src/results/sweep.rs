@@ -110,8 +110,37 @@ pub struct AppSweep {
     #[serde(default)]
     pub idle_rss_mib: Option<f64>,
     pub connections: Vec<ConnectionLevel>,
-    pub overload: Option<Overload>,
+    /// One per round, in round order (sweeps recorded before the overload ran in rounds
+    /// have one, under `overload`).
+    #[serde(default, alias = "overload", deserialize_with = "one_or_more")]
+    pub overloads: Vec<Overload>,
     pub memory_limited: Option<MemoryLimited>,
+}
+
+/// An overload recorded alone (or none), or one per round.
+fn one_or_more<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Overload>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Recorded {
+        Rounds(Vec<Overload>),
+        One(Option<Overload>),
+    }
+    Ok(match Recorded::deserialize(deserializer)? {
+        Recorded::Rounds(rounds) => rounds,
+        Recorded::One(one) => one.into_iter().collect(),
+    })
+}
+
+impl AppSweep {
+    /// The rounds whose overload the app recovered from, of those that ran: one run shows
+    /// that an app can come back, not how reliably, as a stall of the shared machine lands
+    /// in some runs and not others.
+    pub fn overloads_recovered(&self) -> (usize, usize) {
+        let recovered = self.overloads.iter().filter(|o| o.recovered).count();
+        (recovered, self.overloads.len())
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -212,7 +241,7 @@ pub struct RatePoint {
     /// recorded before it was measured).
     #[serde(default)]
     pub latency_less_generator_ms: Option<Latency>,
-    /// Valid and missed the SLO, but the generator's own lateness could have decided it
+    /// Missed the SLO, but the generator's own lateness could have decided it
     /// ([`generator_late`]): neither held nor failed, never charged to the app.
     #[serde(default)]
     pub generator_late: bool,
@@ -237,18 +266,19 @@ impl CpuBusy {
     }
 }
 
-/// Whether a valid run that missed its SLO could have been decided by the generator's own
-/// lateness (docs/spec.md §8): its lateness (send delay plus read delay) alone has a p99
-/// over the SLO, so no app could have held the run, or its latency less that lateness,
-/// request by request, has a p99 within the SLO.
+/// Whether a run that missed its SLO could have been decided by the generator's own lateness
+/// (docs/spec.md §8): judged by its latency (every answer right, though some may have been
+/// given up at the latency limit), and either its lateness (send delay plus read delay)
+/// alone has a p99 over the SLO, so no app could have held the run, or its latency less that
+/// lateness, request by request, has a p99 within the SLO.
 pub fn generator_late(
-    valid: bool,
+    judged_by_latency: bool,
     p99_ms: f64,
     generator_delay_p99_ms: f64,
     latency_less_generator_p99_ms: f64,
     slo_ms: f64,
 ) -> bool {
-    valid
+    judged_by_latency
         && p99_ms > slo_ms
         && (generator_delay_p99_ms > slo_ms || latency_less_generator_p99_ms <= slo_ms)
 }
@@ -368,6 +398,9 @@ pub struct MemoryLimited {
 /// The overload run: one open-loop schedule, summarised per second.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Overload {
+    /// The round it ran in, from 1.
+    #[serde(default = "one_round")]
+    pub round: u32,
     /// The app's max sustainable rate on the route this was measured from.
     pub route: String,
     pub max_sustainable_per_sec: f64,
@@ -773,7 +806,7 @@ mod tests {
             .apps
             .iter()
             .filter_map(|app| {
-                let o = app.overload.as_ref()?;
+                let o = app.overloads.first()?;
                 let after = recovered_after_secs(&o.seconds, end, slo, o.base_per_sec);
                 Some((app.label.as_str(), after))
             })

@@ -487,7 +487,8 @@ fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
 
 #[test]
 fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
-    // The latency and req/s tables mark a route whose valid runs were mostly service-bound.
+    // The latency, req/s and ratio tables mark a route whose valid runs were mostly
+    // service-bound.
     let _serial = common::serial();
     let mut busy = batch();
     let busy_runs = [0.95, 0.4, 0.92];
@@ -510,6 +511,12 @@ fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
     let requests = table_after(&markdown, "Every route, median req/s of the valid runs");
     assert_eq!(
         service_bound(&requests, "axum-sqlx"),
+        ["detail"],
+        "{markdown}"
+    );
+    let ratios = table_after(&markdown, "## Ratio to Go");
+    assert_eq!(
+        service_bound(&ratios, "axum-sqlx"),
         ["detail"],
         "{markdown}"
     );

@@ -96,10 +96,13 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
                 "{name}: {level:?}"
             );
         }
-        let overload = app.overload.as_ref().expect("an overload run");
-        assert!(overload.survived, "{name}");
-        assert_eq!(overload.seconds.len(), 10, "{name}");
-        assert!(overload.overload_per_sec > overload.base_per_sec);
+        let rounds: Vec<u32> = app.overloads.iter().map(|o| o.round).collect();
+        assert_eq!(rounds, [1, 2], "{name}: an overload in each round");
+        for overload in &app.overloads {
+            assert!(overload.survived, "{name}");
+            assert_eq!(overload.seconds.len(), 10, "{name}");
+            assert!(overload.overload_per_sec > overload.base_per_sec);
+        }
     }
     for app in &sweep.apps {
         let memory = app.memory_limited.as_ref().expect("memory-limited levels");
