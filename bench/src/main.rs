@@ -143,7 +143,7 @@ enum Cmd {
     /// The same concerns in every app, side by side (each app's own source for the detail
     /// page, the pool, the cache, the error mapping, the comment POST), with what each costs:
     /// lines of code, packages pulled in, binary size, incremental rebuild, cold compile (for
-    /// an app of an interpreted language: its install, timed, and the folder it fills),
+    /// an app started by a command: its install, timed, and the folder it fills),
     /// start-up time and idle RSS. Writes `idioms/<id>/idioms.json`, `idioms.md` and
     /// `idioms.html`. Rebuilds the workspace (the timed rebuilds) unless `--quick`.
     Idioms {
@@ -324,9 +324,51 @@ struct SweepArgs {
     /// Sweep even when taskset cannot pin the services or the harness.
     #[arg(long)]
     allow_unpinned: bool,
+    #[command(flatten)]
+    cpus: CpuArgs,
     /// Where the `sweep-<id>` folder is written.
     #[arg(long)]
     results: Option<PathBuf>,
+}
+
+/// Where the app, the services and the load generator run.
+#[derive(clap::Args)]
+struct CpuArgs {
+    /// CPUs for the app (taskset list, e.g. 0-3); default from the core count.
+    #[arg(long)]
+    cpus_app: Option<String>,
+    /// CPUs for PostgreSQL and Redis.
+    #[arg(long)]
+    cpus_db: Option<String>,
+    /// CPUs for the load generator.
+    #[arg(long)]
+    cpus_load: Option<String>,
+}
+
+impl CpuArgs {
+    /// The default split for this machine with the sets given replaced, each checked to exist.
+    fn split(&self) -> Result<cpus::CpuSplit> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut split = cpus::default_split(cores);
+        for (list, set) in [
+            (&self.cpus_app, &mut split.app),
+            (&self.cpus_db, &mut split.services),
+            (&self.cpus_load, &mut split.load),
+        ] {
+            if let Some(list) = list {
+                *set = cpus::parse_list(list)?;
+                split.note = "set on the command line".to_owned();
+            }
+        }
+        for (what, set) in [
+            ("app", &split.app),
+            ("services", &split.services),
+            ("load generator", &split.load),
+        ] {
+            cpus::check_available(what, set, cores)?;
+        }
+        Ok(split)
+    }
 }
 
 #[derive(clap::Args)]
@@ -373,15 +415,8 @@ struct BenchArgs {
     allow_unpinned: bool,
     #[arg(long, value_enum, default_value = "oha")]
     loadgen: Loadgen,
-    /// CPUs for the app (taskset list, e.g. 0-3); default from the core count.
-    #[arg(long)]
-    cpus_app: Option<String>,
-    /// CPUs for PostgreSQL and Redis.
-    #[arg(long)]
-    cpus_db: Option<String>,
-    /// CPUs for the load generator.
-    #[arg(long)]
-    cpus_load: Option<String>,
+    #[command(flatten)]
+    cpus: CpuArgs,
     /// Where batches are written.
     #[arg(long)]
     results: Option<PathBuf>,
@@ -503,25 +538,7 @@ fn list_apps() -> Result<()> {
 }
 
 fn bench(args: BenchArgs) -> Result<bool> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut cpus = cpus::default_split(cores);
-    for (list, set) in [
-        (&args.cpus_app, &mut cpus.app),
-        (&args.cpus_db, &mut cpus.services),
-        (&args.cpus_load, &mut cpus.load),
-    ] {
-        if let Some(list) = list {
-            *set = cpus::parse_list(list)?;
-            cpus.note = "set on the command line".to_owned();
-        }
-    }
-    for (what, set) in [
-        ("app", &cpus.app),
-        ("services", &cpus.services),
-        ("load generator", &cpus.load),
-    ] {
-        cpus::check_available(what, set, cores)?;
-    }
+    let cpus = args.cpus.split()?;
     let (duration, warmup, pacer_warmup, rounds) = if args.quick {
         let half_second = Duration::from_millis(500);
         (Duration::from_secs(1), half_second, half_second, 1)
@@ -658,7 +675,6 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
     swept.retain(|t| t.label != apps::GO);
     swept.insert(0, Target::parse(apps::GO)?);
     let memory_variants = targets(&args.memory_variants)?;
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let secs = Duration::from_secs_f64;
     let (rounds, run, warmup, common, own, connection_levels, overload) = if args.quick {
         (
@@ -708,7 +724,7 @@ fn run_sweep(args: SweepArgs) -> Result<bool> {
         },
         memory_limit_bytes: args.memory_limit,
         memory_variants,
-        cpus: cpus::default_split(cores),
+        cpus: args.cpus.split()?,
         allow_unpinned: args.allow_unpinned,
         results_dir: args.results.unwrap_or_else(batch::default_results_dir),
         command: std::env::args().collect::<Vec<_>>().join(" "),

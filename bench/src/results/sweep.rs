@@ -825,7 +825,89 @@ mod tests {
         );
     }
 
-    /// The README's figures for cached-detail at half Go's max in the same example sweep.
+    /// The README's figures for docs/example-sweep-20261204170955, the first sweep with read
+    /// delays: what became of its runs, and which maxima are floors for the generator.
+    #[test]
+    fn the_generator_late_example_sweep_as_the_readme_gives_it() {
+        let sweep = example_sweep("20261204170955");
+        let mut counts = BTreeMap::<&str, usize>::new();
+        for app in &sweep.apps {
+            for route in &app.routes {
+                let slo = sweep.settings.slo_ms[&route.route];
+                for (_, run) in route.runs() {
+                    let less = run.latency_less_generator_ms.as_ref().unwrap().p99;
+                    let kind = match (run.within_slo, run.generator_late, run.valid) {
+                        (true, ..) => "held",
+                        (_, true, _) if less <= slo => "late, the app's share within the SLO",
+                        (_, true, _) => "late, the generator's own p99 over the SLO",
+                        (_, _, true) => "missed",
+                        _ => "invalid",
+                    };
+                    *counts.entry(kind).or_default() += 1;
+                }
+            }
+        }
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            [
+                ("held", 226),
+                ("invalid", 11),
+                ("late, the app's share within the SLO", 8),
+                ("late, the generator's own p99 over the SLO", 89),
+                ("missed", 22),
+            ]
+        );
+        // On cached-detail every max but gin's was set by a rung with a generator-late round.
+        let floors: Vec<(&str, bool)> = sweep
+            .apps
+            .iter()
+            .map(|app| {
+                let route = app
+                    .routes
+                    .iter()
+                    .find(|r| r.route == "cached-detail")
+                    .unwrap();
+                let set_by = route.rung_that_set_the_max(3).unwrap();
+                (app.label.as_str(), set_by.generator_late() > 0)
+            })
+            .collect();
+        assert_eq!(
+            floors,
+            [
+                ("go", true),
+                ("axum-sqlx", true),
+                ("axum-sqlx-sysalloc", true),
+                ("actix-sqlx", true),
+                ("gin", false)
+            ]
+        );
+        // The earlier sweep of the same five apps and two routes, before read delays: runs
+        // whose send delay alone had a p99 over the SLO, each counted as a failure.
+        let before = example_sweep("20261203135229");
+        let apps = ["go", "axum-sqlx", "axum-sqlx-sysalloc", "actix-sqlx", "gin"];
+        let (mut runs, mut late_to_send) = (0, 0);
+        for app in before
+            .apps
+            .iter()
+            .filter(|a| apps.contains(&a.label.as_str()))
+        {
+            for route in app.routes.iter().filter(|r| r.route.ends_with("detail")) {
+                let slo = before.settings.slo_ms[&route.route];
+                for (_, run) in route.runs() {
+                    runs += 1;
+                    let send_p99 = run.send_delay_ms.as_ref().unwrap().p99;
+                    if send_p99 > slo {
+                        assert!(!run.within_slo);
+                        late_to_send += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!((runs, late_to_send), (287, 110));
+    }
+
+    /// The README's figures for cached-detail at half Go's max in
+    /// docs/example-sweep-20261203135229.
     #[test]
     fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
         let sweep = example_sweep("20261203135229");
