@@ -392,6 +392,45 @@ mod tests {
         }
     }
 
+    /// The README's ratios to Go for the first batch with Node.js and Python apps: the
+    /// median over the rounds, and the lowest and highest round.
+    #[test]
+    fn the_six_camp_batch_s_ratios() {
+        let batch =
+            Batch::load(&example_file("example-report-20261204175548/results.json")).unwrap();
+        let ratios = |app: &str, route: &str| {
+            let app = batch.apps.iter().find(|a| a.name == app).unwrap();
+            let route = app.routes.iter().find(|r| r.route == route).unwrap();
+            let ratios = route.ratios_to_pacer();
+            let (median, _) = median(ratios.iter().copied()).unwrap();
+            let low = ratios.iter().copied().fold(f64::MAX, f64::min);
+            let high = ratios.iter().copied().fold(0.0, f64::max);
+            [low, median, high].map(|r| (r * 100.0).round() / 100.0)
+        };
+        assert_eq!(ratios("go", "detail"), [0.71, 1.01, 1.13]);
+        assert_eq!(ratios("fastify", "detail"), [0.89, 1.03, 1.19]);
+        assert_eq!(ratios("fastify", "cached-detail"), [1.05, 1.11, 1.26]);
+        assert_eq!(ratios("fastapi", "detail"), [0.45, 0.46, 0.58]);
+        assert_eq!(ratios("fastapi", "cached-detail"), [0.16, 0.16, 0.18]);
+        assert_eq!(ratios("axum-sqlx", "cached-detail"), [1.89, 2.22, 2.66]);
+        let fastapi = batch.apps.iter().find(|a| a.name == "fastapi").unwrap();
+        let compute = fastapi
+            .routes
+            .iter()
+            .find(|r| r.route == "compute")
+            .unwrap();
+        let waiting: Vec<&str> = compute
+            .runs
+            .iter()
+            .map(|run| {
+                let reason = run.invalid_reason.as_deref().unwrap();
+                let at_most = &reason[reason.find("at most ").unwrap() + 8..];
+                &at_most[..at_most.find(' ').unwrap()]
+            })
+            .collect();
+        assert_eq!(waiting, ["6", "25", "9"], "no compute run counted");
+    }
+
     #[test]
     fn median_of_odd_and_even_counts() {
         assert_eq!(median([3.0, 1.0, 2.0].into_iter()), Some((2.0, 3)));
