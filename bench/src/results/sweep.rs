@@ -906,6 +906,36 @@ mod tests {
         assert_eq!((runs, late_to_send), (287, 110));
     }
 
+    /// docs/spec.md §8.7's figures: Go on cached-detail with the generator sharing CPU 1 with
+    /// PostgreSQL and Redis (docs/example-sweep-20261204175115), then alone on it
+    /// (-20261204190632): per round at half Go's max, (p99, latency less the generator's
+    /// lateness p99, generator-late), in ms.
+    #[test]
+    fn go_s_tails_with_the_generator_shared_and_alone() {
+        let at_half = |id: &str| -> Vec<(f64, f64, bool)> {
+            let sweep = example_sweep(id);
+            let route = &sweep.apps[0].routes[0];
+            route
+                .common
+                .iter()
+                .filter(|p| p.fraction == 0.5)
+                .map(|p| {
+                    let less = p.latency_less_generator_ms.as_ref().unwrap().p99;
+                    let round = |ms: f64| (ms * 10.0).round() / 10.0;
+                    (round(p.latency_ms.p99), round(less), p.generator_late)
+                })
+                .collect()
+        };
+        assert_eq!(
+            at_half("20261204175115"),
+            [(61.2, 61.0, false), (5.5, 5.0, false), (14.3, 13.6, false)]
+        );
+        assert_eq!(
+            at_half("20261204190632"),
+            [(3.3, 1.9, false), (13.1, 9.6, true), (3.8, 2.8, false)]
+        );
+    }
+
     /// The README's figures for cached-detail at half Go's max in
     /// docs/example-sweep-20261203135229.
     #[test]
