@@ -1,8 +1,9 @@
 //! What an app costs to build: its binary as built and stripped, the incremental rebuild
 //! after a change to its route file (`make build`'s command, timed), and its share of a cold
 //! workspace build, from cargo's timings report. An app started by a command (JavaScript,
-//! Python) has none of these: its install (its manifest's `[build]` command, from an empty
-//! dependency folder) is timed instead, and the folder it fills is measured.
+//! Python, PHP; Java, which that command compiles) has none of these: its install (its
+//! manifest's `[build]` command, from an empty dependency folder) is timed instead, and the
+//! folder it fills is measured.
 
 use super::packages::PackageKey;
 use crate::results::idioms::{
@@ -173,6 +174,18 @@ pub const NO_BINARY: &str = "not applicable: no binary, the runtime runs the sou
 /// Why it has no cold compile.
 pub const NO_COMPILE: &str =
     "not applicable: nothing is compiled ahead; its install is timed instead";
+
+/// Why a Java app, which its `[build]` command compiles (`mvn package`), has no binary, no
+/// rebuild and no cold compile of its own: that command is timed whole, from nothing, as its
+/// install, and the folder it fills (`target/`, the classes and the jar) is measured.
+pub const JAVA_NO_BINARY: &str =
+    "not applicable: the JVM runs its compiled classes; the folder its install fills is measured";
+
+pub const JAVA_NO_REBUILD: &str =
+    "not measured: its build command compiles it, timed whole as its install";
+
+pub const JAVA_NO_COMPILE: &str =
+    "not applicable: its build command compiles it, timed whole as its install";
 
 /// The app's manifest's `[build]` command, timed in its folder after the folder it fills
 /// (`node_modules`, `.venv`: [`installed_folder`]) was removed, so that everything is

@@ -1,10 +1,12 @@
 //! Lines of code: a line counts when it holds code outside comments; blank lines, comments
 //! and tests do not (Rust items under `#[cfg(test)]`, Go's `_test.go` files, JavaScript's
-//! `*.test.js`, Python's `test_*.py`, `test/`, `tests/` and `benches/` folders). Python's
-//! docstrings count as comments (see [`Lexer::python`]). The counter is this small lexer rather than tokei: tokei counts lines
-//! but does not parse items, so it cannot leave a `#[cfg(test)]` module out and this lexer
-//! would be needed anyway, and as a library it brings some twenty crates (rayon, ignore,
-//! grep-searcher, dashmap, …) for what is a comment-and-literal scanner.
+//! `*.test.js`, Python's `test_*.py`, PHP's `*Test.php`, `test/` (so Maven's `src/test/`),
+//! `tests/` and `benches/` folders), nor do templates (HTML, Eta, Jinja2, Blade's
+//! `*.blade.php`). Python's docstrings count as comments (see [`Lexer::python`]). The
+//! counter is this small lexer rather than tokei: tokei counts lines but does not parse
+//! items, so it cannot leave a `#[cfg(test)]` module out and this lexer would be needed
+//! anyway, and as a library it brings some twenty crates (rayon, ignore, grep-searcher,
+//! dashmap, …) for what is a comment-and-literal scanner.
 
 use super::source_files;
 use crate::results::idioms::{Language, Lines};
@@ -29,25 +31,38 @@ pub fn lines_in(dir: &Path, language: Language, recursive: bool) -> Result<Lines
 }
 
 pub fn language_of(file: &Path) -> Option<Language> {
+    // A Blade template is a template, as the other apps' HTML, Eta and Jinja2 files are, not
+    // PHP code.
+    if file.to_str()?.ends_with(".blade.php") {
+        return None;
+    }
     match file.extension()?.to_str()? {
         "rs" => Some(Language::Rust),
         "go" => Some(Language::Go),
         "js" | "mjs" | "cjs" => Some(Language::JavaScript),
         "py" => Some(Language::Python),
+        "java" => Some(Language::Java),
+        "php" => Some(Language::Php),
         _ => None,
     }
 }
 
-/// The comment that starts a line comment, and so a region's markers, in `language`.
+/// The comment that starts a line comment, and so a region's markers, in `language` (PHP's
+/// `#` comments too, but its regions are marked with `//`, as in the other C-like
+/// languages).
 pub fn line_comment(language: Language) -> &'static str {
     match language {
         Language::Python => "#",
-        Language::Rust | Language::Go | Language::JavaScript => "//",
+        Language::Rust | Language::Go | Language::JavaScript | Language::Java | Language::Php => {
+            "//"
+        }
     }
 }
 
 /// Go's `_test.go`; JavaScript's `*.test.js` and `*.spec.js` (node's test runner, Jest,
-/// Vitest); Python's `test_*.py`, `*_test.py` and pytest's `conftest.py`.
+/// Vitest); Python's `test_*.py`, `*_test.py` and pytest's `conftest.py`; PHPUnit's
+/// `*Test.php`. Java's tests are in Maven's `src/test/` and PHP's mostly in `tests/`, folders
+/// [`source_files`] never enters.
 fn is_test_file(file: &Path) -> bool {
     let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -59,6 +74,7 @@ fn is_test_file(file: &Path) -> bool {
         Some(Language::Python) => {
             stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest"
         }
+        Some(Language::Php) => stem.ends_with("Test"),
         _ => false,
     }
 }
@@ -113,22 +129,31 @@ impl Lexer {
         }
     }
 
-    /// Rust, Go and JavaScript: `//` and `/* */` comments. In a JavaScript template
-    /// literal's `${…}` (`in_template`), returns after the `}` that closes it.
+    /// Rust, Go, JavaScript, Java and PHP: `//` and `/* */` comments, and PHP's `#`. In a
+    /// JavaScript template literal's `${…}` or a PHP string's `{$…}` (`in_template`), returns
+    /// after the `}` that closes it. A PHP file is taken to be code as an app's are: `<?php`
+    /// first and never closed (text after a `?>`, which PHP would print, is lexed as PHP).
     fn c_like(&mut self, in_template: bool) {
         let rust = self.language == Language::Rust;
+        let go = self.language == Language::Go;
         let js = self.language == Language::JavaScript;
+        let java = self.language == Language::Java;
+        let php = self.language == Language::Php;
         let mut braces = 0usize;
         while let Some(c) = self.at(0) {
             match (c, self.at(1)) {
                 ('/', Some('/')) => self.line_comment(),
                 ('/', Some('*')) => self.block_comment(),
+                // PHP 8's attributes, `#[Route(…)]`, are code.
+                ('#', Some('[')) if php => self.code_char(c),
+                ('#', _) if php => self.line_comment(),
+                ('"', Some('"')) if java && self.at(2) == Some('"') => self.text_block(),
+                ('"', _) if php => self.template('"', ['{', '$']),
                 ('"', _) => self.literal(1, |lexer| lexer.closing_quote('"')),
-                ('`', _) if js => self.template(),
-                ('`', _) if !rust => {
-                    self.literal(1, |lexer| (lexer.at(0) == Some('`')).then_some(1))
-                }
-                ('\'', _) if js => self.literal(1, |lexer| lexer.closing_quote('\'')),
+                ('<', Some('<')) if php && self.at(2) == Some('<') => self.heredoc(),
+                ('`', _) if js => self.template('`', ['$', '{']),
+                ('`', _) if go => self.literal(1, |lexer| (lexer.at(0) == Some('`')).then_some(1)),
+                ('\'', _) if js || php => self.literal(1, |lexer| lexer.closing_quote('\'')),
                 ('\'', _) => self.quote(),
                 ('/', _) if js && self.regex_may_start() => self.regex(),
                 ('r' | 'b' | 'c', _) if rust => match self.raw_string_hashes() {
@@ -167,14 +192,16 @@ impl Lexer {
         }
     }
 
-    /// A JavaScript template literal: text, escapes, and `${…}` whose code is lexed as code
-    /// (it may hold strings and templates of its own).
-    fn template(&mut self) {
+    /// A string closed by `quote` that holds code between `interpolation` and `}`: a
+    /// JavaScript template literal (`${…}`) or a PHP double-quoted string (`{$…}`). Text,
+    /// escapes, and the code, lexed as code (it may hold strings of its own:
+    /// `${"`"}`, `{$post['slug']}`).
+    fn template(&mut self, quote: char, interpolation: [char; 2]) {
         self.code.push((self.line, LITERAL));
         self.i += 1;
         while let Some(c) = self.at(0) {
             match (c, self.at(1)) {
-                ('`', _) => {
+                (c, _) if c == quote => {
                     self.code.push((self.line, LITERAL));
                     self.i += 1;
                     return;
@@ -186,7 +213,7 @@ impl Lexer {
                     }
                     self.i += 2;
                 }
-                ('$', Some('{')) => {
+                (c, Some(next)) if [c, next] == interpolation => {
                     self.code.push((self.line, LITERAL));
                     self.i += 2;
                     self.c_like(true);
@@ -202,6 +229,54 @@ impl Lexer {
                 }
             }
         }
+    }
+
+    /// A Java text block, `"""` to `"""`: quotes, even two in a row, do not close it, an
+    /// escaped one (`\"""`) neither.
+    fn text_block(&mut self) {
+        self.literal(3, |lexer| {
+            let closes = lexer.closing_quote('"').is_some()
+                && lexer.at(1) == Some('"')
+                && lexer.at(2) == Some('"');
+            closes.then_some(3)
+        });
+    }
+
+    /// PHP's heredoc (`<<<SQL`, `<<<"SQL"`) and nowdoc (`<<<'SQL'`): from the line after the
+    /// opening to the closing name, which (PHP 7.3 and later) may be indented and followed by
+    /// code on its line (`SQL;`, `SQL, [$id]);`). Not an opening: code.
+    fn heredoc(&mut self) {
+        let name_char = |c: char| c.is_alphanumeric() || c == '_';
+        let mut end = 3;
+        while matches!(self.at(end), Some(' ' | '\t')) {
+            end += 1;
+        }
+        let quote = self.at(end).filter(|&c| c == '"' || c == '\'');
+        end += usize::from(quote.is_some());
+        let start = end;
+        while self.at(end).is_some_and(name_char) {
+            end += 1;
+        }
+        let name: Vec<char> = self.chars[self.i + start..self.i + end].to_vec();
+        let quoted = quote.is_none_or(|quote| self.at(end) == Some(quote));
+        end += usize::from(quote.is_some());
+        let opened = !name.is_empty() && quoted && matches!(self.at(end), Some('\n' | '\r'));
+        if !opened {
+            self.code_char('<');
+            return;
+        }
+        self.literal(end, move |lexer| {
+            let line_start = lexer.chars[..lexer.i]
+                .iter()
+                .rposition(|&c| c == '\n')
+                .map_or(0, |newline| newline + 1);
+            let closes = lexer.chars[line_start..lexer.i]
+                .iter()
+                .all(|&c| c == ' ' || c == '\t')
+                && lexer.chars[lexer.i..].starts_with(&name)
+                && !lexer.at(name.len()).is_some_and(name_char);
+            closes.then_some(name.len())
+        });
     }
 
     /// Whether a `/` here opens a JavaScript regular expression rather than dividing: it does
@@ -730,5 +805,129 @@ class Post:
         assert_eq!(js, Lines { files: 1, code: 9 });
         let python = lines_in(dir.path(), Language::Python, true).unwrap();
         assert_eq!(python, Lines { files: 1, code: 15 });
+    }
+
+    /// Comments, a Javadoc, strings holding comment markers (one opening a block comment it
+    /// never closes), character literals of a quote and a double quote, and a text block
+    /// holding quotes, comment markers and an escaped `"""` (which does not close it).
+    const JAVA: &str = r#"// A comment.
+package blog; /* block */
+
+/* a block
+   // comment */
+import java.util.List;
+
+/** A Javadoc
+ *  comment. */
+@RestController
+public class Posts {
+    static final String OPEN = "/*";
+    static final char QUOTE = '\'';
+    static final char DOUBLE = '"';
+    static final String SQL = """
+        SELECT * FROM posts /* not a comment
+        WHERE title = "a ""quoted"" \""" // title"
+        """;
+    int half(int total) { return total / 2; } // division
+}
+"#;
+
+    #[test]
+    fn java_counts_code_not_comments_or_blanks() {
+        // package, import, @RestController, class, OPEN, QUOTE, DOUBLE, the text block's
+        // four lines, half, }.
+        assert_eq!(count(JAVA, Language::Java), 13);
+        let code: String = Lexer::code_chars(JAVA, Language::Java)
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
+        assert!(!code.contains("comment"), "{code}");
+        assert!(
+            code.ends_with("inthalf(inttotal){returntotal/2;}}"),
+            "{code}"
+        );
+    }
+
+    /// A file of PHP code: `//`, `#` and block comments, an attribute (`#[…]`, code), single-
+    /// quoted strings holding comment markers and an escaped quote, a double-quoted string
+    /// whose `{$…}` holds a string of the same quote, a heredoc holding an unclosed `/*`
+    /// and closed by an indented name, and a nowdoc whose lines start with another name or a
+    /// longer one (and hold an unclosed `/*` too).
+    const PHP: &str = r#"<?php
+// A comment.
+# A hash comment.
+namespace App\Http\Controllers; /* block */
+
+/* a block
+   # comment */
+use Illuminate\Http\Request;
+
+#[Attribute]
+final class PostController
+{
+    private const OPEN = '/*';
+    private const QUOTE = 'it\'s # not a comment';
+
+    public function show(string $slug): string
+    {
+        $title = "post {$this->titles["a # key"]} // not a comment";
+        $sql = <<<SQL
+            SELECT * FROM posts /* not a comment
+            WHERE slug = ?
+            SQL;
+        $raw = <<<'TEXT'
+        SQL; is not its end
+        TEXTS /* do not close it either
+        TEXT;
+        return $title . $sql . $raw; // trailing
+    }
+}
+"#;
+
+    #[test]
+    fn php_counts_code_not_comments_or_blanks() {
+        // <?php, namespace, use, #[Attribute], class, {, OPEN, QUOTE, function, {, $title,
+        // the heredoc's four lines, the nowdoc's four, return, }, }.
+        assert_eq!(count(PHP, Language::Php), 22);
+        let code: String = Lexer::code_chars(PHP, Language::Php)
+            .iter()
+            .map(|&(_, c)| c)
+            .collect();
+        assert!(code.contains("#[Attribute]"), "{code}");
+        assert!(
+            code.contains("this->titles["),
+            "the string's {{$…}} is code: {code}"
+        );
+        assert!(!code.contains("comment") && !code.contains("key"), "{code}");
+        assert!(code.ends_with("return$title.$sql.$raw;}}"), "{code}");
+    }
+
+    /// Maven's `src/test/` and PHP's `tests/` are left out, and so are PHPUnit's `*Test.php`
+    /// anywhere, Blade templates (as other apps' templates are), Composer's `vendor/` and
+    /// Laravel's generated files.
+    #[test]
+    fn java_and_php_tests_and_templates_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("src/main/java/blog/Posts.java", JAVA),
+            ("src/test/java/blog/PostsTest.java", JAVA),
+            ("target/generated-sources/Posts.java", JAVA),
+            ("app/Http/Controllers/PostController.php", PHP),
+            ("app/Support/SlugTest.php", PHP),
+            ("tests/Feature/PostTest.php", PHP),
+            ("resources/views/post.blade.php", PHP),
+            ("vendor/laravel/framework/Application.php", PHP),
+            ("storage/framework/views/3f2a.php", PHP),
+            ("bootstrap/cache/packages.php", PHP),
+        ];
+        for (file, text) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let java = lines_in(dir.path(), Language::Java, true).unwrap();
+        assert_eq!(java, Lines { files: 1, code: 13 });
+        let php = lines_in(dir.path(), Language::Php, true).unwrap();
+        assert_eq!(php, Lines { files: 1, code: 22 });
     }
 }

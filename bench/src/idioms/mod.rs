@@ -38,12 +38,14 @@ const QUICK_STARTS: u32 = 3;
 /// Timed rebuilds per app.
 const REBUILDS: u32 = 3;
 
-/// The source files under `dir` (`.rs`, `.go`, `.js`, `.py`: [`code_size::language_of`]),
-/// in path order; with `recursive`, its sub-folders' too, but for build output, installed
-/// packages (`node_modules`; `.venv` is hidden), tests' and benchmarks' folders, test data
-/// and hidden folders, which are never read.
+/// The source files under `dir` (`.rs`, `.go`, `.js`, `.py`, `.java`, `.php`:
+/// [`code_size::language_of`]), in path order; with `recursive`, its sub-folders' too, but
+/// for build output, installed packages (`node_modules`, `vendor`; `.venv` is hidden), files
+/// a framework generates (Laravel's compiled Blade views in `storage/`, its
+/// `bootstrap/cache/`), tests' and benchmarks' folders, test data and hidden folders, which
+/// are never read.
 pub fn source_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>> {
-    const SKIPPED: [&str; 10] = [
+    const SKIPPED: [&str; 12] = [
         "target",
         "tests",
         "test",
@@ -54,6 +56,8 @@ pub fn source_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>> {
         "node_modules",
         "__pycache__",
         "venv",
+        "storage",
+        "bootstrap/cache",
     ];
     let mut files = Vec::new();
     let mut folders = vec![dir.to_owned()];
@@ -64,7 +68,10 @@ pub fn source_files(dir: &Path, recursive: bool) -> Result<Vec<PathBuf>> {
             let path = entry?.path();
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             if path.is_dir() {
-                if recursive && !name.starts_with('.') && !SKIPPED.contains(&name.as_ref()) {
+                if recursive
+                    && !name.starts_with('.')
+                    && !SKIPPED.iter().any(|skipped| path.ends_with(skipped))
+                {
                     folders.push(path);
                 }
             } else if code_size::language_of(&path).is_some() {
@@ -102,9 +109,11 @@ pub fn language(app: &App) -> Result<Language> {
         Kind::Command => {
             let name = app.manifest.language.as_deref().unwrap_or_default();
             Language::parse(name).with_context(|| {
+                let known: Vec<&str> = Language::OF_MANIFESTS.iter().map(|l| l.fence()).collect();
                 format!(
-                    "{}: language = {name:?} in its bench.toml; blogbench reads javascript and python",
-                    app.name
+                    "{}: language = {name:?} in its bench.toml; blogbench reads {}",
+                    app.name,
+                    known.join(", ")
                 )
             })
         }
@@ -200,6 +209,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     println!("idioms: binaries");
     for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
         entry.binary = match app.kind {
+            Kind::Command if entry.language == Language::Java => {
+                Measurement::not_measured(build_cost::JAVA_NO_BINARY)
+            }
             Kind::Command => Measurement::not_measured(build_cost::NO_BINARY),
             Kind::Cargo | Kind::Go => build_cost::binary_size(&app.binary_path()).into(),
         };
@@ -240,7 +252,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
 
     for (app, entry) in options.apps.iter().zip(&mut idioms.apps) {
-        if app.kind == Kind::Command {
+        if app.kind == Kind::Command && entry.language == Language::Java {
+            entry.rebuild = Measurement::not_measured(build_cost::JAVA_NO_REBUILD);
+        } else if app.kind == Kind::Command {
             entry.rebuild = Measurement::not_measured(build_cost::NO_REBUILD);
         } else if options.quick {
             entry.rebuild = Measurement::not_measured("not measured (--quick)");
@@ -390,8 +404,11 @@ fn cold_compile(idioms: &mut Idioms, graph: Option<&CargoGraph>) {
         match entry.language {
             Language::Rust => {}
             Language::Go => entry.cold_compile = Measurement::not_measured(not_go),
-            Language::JavaScript | Language::Python => {
+            Language::JavaScript | Language::Python | Language::Php => {
                 entry.cold_compile = Measurement::not_measured(build_cost::NO_COMPILE);
+            }
+            Language::Java => {
+                entry.cold_compile = Measurement::not_measured(build_cost::JAVA_NO_COMPILE);
             }
         }
     }
@@ -509,19 +526,16 @@ fn tools() -> BTreeMap<String, String> {
 }
 
 /// The runtime of each app started by a command (its manifest's `[run]` `runtime`, run in
-/// its folder once it is installed: `node`, the venv's `python`), under the app's name.
+/// its folder once it is installed: `node`, the venv's `python`, `java`), under the app's
+/// name.
 fn add_runtimes(tools: &mut BTreeMap<String, String>, apps: &[App]) {
     for app in apps {
         let Some(run) = &app.manifest.run else {
             continue;
         };
         let version = app
-            .manifest_command(&run.runtime)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_else(|| format!("unknown (`{}` failed)", run.runtime.join(" ")));
+            .runtime(run)
+            .unwrap_or_else(|err| format!("unknown ({err:#})"));
         tools.insert(
             format!("{} runtime", app.name),
             format!("{}: {version}", run.runtime.join(" ")),

@@ -1,11 +1,13 @@
 //! What an app pulls in: the unique packages of its dependency graph. Rust: `cargo metadata`
 //! for this host, walked from the app's package over normal and build dependencies
 //! (dev-dependencies build only tests). Go: `go list -deps` in the app's folder, the
-//! standard library left out. An app started by a command (JavaScript, Python): its lock
-//! file's packages ([`lock_packages`]). The Rust and Go graphs say which of the workspace's own crates (Go:
-//! packages) an app builds on, and which build units only one app needs.
+//! standard library left out. An app started by a command (JavaScript, Python, Java, PHP):
+//! its lock file's packages ([`lock_packages`]). The Rust and Go graphs say which of the
+//! workspace's own crates (Go: packages) an app builds on, and which build units only one
+//! app needs.
 
 use crate::results::idioms::{Package, Packages};
+use crate::stack::manifest::{self, LockFormat};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -280,18 +282,16 @@ fn parse_go_list(text: &str) -> GoGraph {
 }
 
 /// The packages an app started by a command installs, from its lock file (`[build]`'s
-/// `lock`): npm's `package-lock.json` or pip's `requirements.txt`.
+/// `lock`): npm's `package-lock.json`, pip's `requirements.txt`, a Maven app's resolved
+/// artifacts, or a Debian app's listed packages.
 pub fn lock_packages(lock: &Path) -> Result<Packages> {
-    let text = std::fs::read_to_string(lock).with_context(|| format!("read {}", lock.display()))?;
-    match lock.file_name().and_then(|n| n.to_str()) {
-        Some("package-lock.json") => {
-            npm_packages(&text).with_context(|| format!("parse {}", lock.display()))
-        }
-        Some(name) if name.ends_with(".txt") => Ok(pip_packages(&text)),
-        _ => bail!(
-            "{}: not a lock file blogbench reads (package-lock.json, requirements*.txt)",
-            lock.display()
-        ),
+    let format = LockFormat::of(lock)?;
+    let text = format.read(lock)?;
+    match format {
+        LockFormat::Npm => npm_packages(&text).with_context(|| format!("parse {}", lock.display())),
+        LockFormat::Pip => Ok(pip_packages(&text)),
+        LockFormat::Maven => Ok(maven_packages(&text)),
+        LockFormat::Debian => debian_packages(&text, lock),
     }
 }
 
@@ -382,7 +382,7 @@ fn npm_installs_here(entry: &serde_json::Value) -> bool {
 /// requirements pull in (pip-compile pins them all). It holds no development tools: they are
 /// pinned in another file.
 fn pip_packages(text: &str) -> Packages {
-    let mut packages: Vec<Package> = crate::stack::manifest::pip_pins(text)
+    let mut packages: Vec<Package> = manifest::pip_pins(text)
         .map(|(name, version)| Package {
             name: name.to_owned(),
             version: version.to_owned(),
@@ -395,6 +395,57 @@ fn pip_packages(text: &str) -> Packages {
         packages,
         dev_only: None,
     }
+}
+
+/// A Maven app's resolved artifacts (`mvn dependency:list`, transitive ones included), by
+/// `group:artifact` and version: those the app runs with (scopes `compile` and `runtime`);
+/// those only its tests or its compiler need counted apart, as `dev_only`, as npm's are
+/// (`test`; `provided` and `system`, which a container would supply at run time, and a
+/// stand-alone app runs in none: annotation processors).
+fn maven_packages(text: &str) -> Packages {
+    let mut packages = Vec::new();
+    let mut dev_only = BTreeSet::new();
+    for artifact in manifest::maven_artifacts(text) {
+        let package = Package {
+            name: format!("{}:{}", artifact.group, artifact.artifact),
+            version: artifact.version.to_owned(),
+            local: false,
+        };
+        if matches!(artifact.scope, "compile" | "runtime") {
+            packages.push(package);
+        } else {
+            dev_only.insert(package);
+        }
+    }
+    packages.sort();
+    packages.dedup();
+    Packages {
+        packages,
+        dev_only: Some(dev_only.len() as u32),
+    }
+}
+
+/// A Debian app's listed packages at their installed versions. What they depend on is not
+/// counted: `apt-cache depends --recurse` would mix the runtime and the system's libraries
+/// (PHP, libc: no other app's count holds its runtime) with the libraries a listed package
+/// pulls in (a framework's components), and nothing tells them apart. So the count is a
+/// lower bound.
+fn debian_packages(text: &str, lock: &Path) -> Result<Packages> {
+    let mut packages = manifest::debian_packages(text)
+        .map(|name| {
+            Ok(Package {
+                name: name.to_owned(),
+                version: manifest::debian_installed_version(name, lock)?,
+                local: false,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    packages.sort();
+    packages.dedup();
+    Ok(Packages {
+        packages,
+        dev_only: None,
+    })
 }
 
 #[cfg(test)]
@@ -584,6 +635,62 @@ mod tests {
         assert_eq!(packages.dev_only, None);
     }
 
+    /// Every artifact the app runs with, transitive ones included, by group and artifact;
+    /// the test and compile-only ones counted apart; an artifact in two classifiers (two
+    /// platforms' native transports) counted once.
+    #[test]
+    fn maven_packages_are_the_artifacts_the_app_runs_with() {
+        let list = "
+The following files have been resolved:
+   org.springframework:spring-webflux:jar:7.0.8:compile -- module spring.webflux
+   org.springframework:spring-core:jar:7.0.8:compile -- module spring.core
+   io.netty:netty-transport-native-epoll:jar:linux-x86_64:4.2.6.Final:runtime -- module io.netty.transport.epoll [auto]
+   io.netty:netty-transport-native-epoll:jar:linux-aarch_64:4.2.6.Final:runtime -- module io.netty.transport.epoll [auto]
+   org.projectlombok:lombok:jar:1.18.38:provided -- module lombok
+   org.junit.jupiter:junit-jupiter-api:jar:5.13.4:test -- module org.junit.jupiter.api
+   org.assertj:assertj-core:jar:3.27.4:test -- module org.assertj.core
+";
+        let packages = maven_packages(list);
+        let shown: Vec<String> = packages
+            .packages
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.version))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "io.netty:netty-transport-native-epoll 4.2.6.Final",
+                "org.springframework:spring-core 7.0.8",
+                "org.springframework:spring-webflux 7.0.8",
+            ]
+        );
+        assert_eq!(packages.dev_only, Some(3));
+    }
+
+    /// A Debian app's packages are the ones its list names, at their installed versions (bash
+    /// and coreutils are on every Debian system); one not installed is an error.
+    #[test]
+    fn debian_packages_are_the_listed_ones_as_installed() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(manifest::DEBIAN_PACKAGES);
+        std::fs::write(
+            &lock,
+            "# the shell and its tools\nbash\ncoreutils # ls, cat\n",
+        )
+        .unwrap();
+        let packages = lock_packages(&lock).unwrap();
+        let names: Vec<&str> = packages.packages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["bash", "coreutils"]);
+        assert!(packages.packages.iter().all(|p| !p.version.is_empty()));
+        assert_eq!(packages.dev_only, None);
+        std::fs::write(&lock, "bash\nblogbench-no-such-package\n").unwrap();
+        let err = lock_packages(&lock).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("blogbench-no-such-package"),
+            "{err:#}"
+        );
+    }
+
     #[test]
     fn a_lock_file_is_read_by_its_name() {
         let dir = tempfile::tempdir().unwrap();
@@ -593,6 +700,15 @@ mod tests {
         let pip = dir.path().join("requirements.txt");
         std::fs::write(&pip, "jinja2==3.1.6\n").unwrap();
         assert_eq!(lock_packages(&pip).unwrap().packages.len(), 1);
+        let pom = dir.path().join("pom.xml");
+        std::fs::write(&pom, "<project/>").unwrap();
+        std::fs::create_dir(dir.path().join("target")).unwrap();
+        std::fs::write(
+            dir.path().join(manifest::MAVEN_RESOLVED),
+            "   io.r2dbc:r2dbc-spi:jar:1.0.0.RELEASE:compile\n",
+        )
+        .unwrap();
+        assert_eq!(lock_packages(&pom).unwrap().packages.len(), 1);
         let other = dir.path().join("yarn.lock");
         std::fs::write(&other, "").unwrap();
         assert!(lock_packages(&other).is_err());

@@ -1,5 +1,5 @@
 //! The concerns an app marks in its own source, the same in every language, with the
-//! language's line comment (`#` in Python, `//` in Rust, Go and JavaScript):
+//! language's line comment (`#` in Python, `//` in Rust, Go, JavaScript, Java and PHP):
 //!
 //! ```text
 //! // region: detail-page
@@ -397,6 +397,37 @@ fn set() {}
             "app.setErrorHandler((err, req, reply) => {\n  reply.code(500).send('oops')\n})"
         );
         assert_eq!((regions[0].1.first_line, regions[0].1.last_line), (3, 5));
+    }
+
+    /// PHP marks its regions with `//`, as Java does: a `# region:` there is a comment, not a
+    /// marker, and a Blade template's markers are not read (a template is not the app's code).
+    #[test]
+    fn php_regions_are_marked_with_slash_comments_outside_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("app/Http/PostController.php", MARKED.to_owned()),
+            (
+                "resources/views/post.blade.php",
+                "// region: pool\nx\n// endregion\n".to_owned(),
+            ),
+        ];
+        for (file, text) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let concerns = of_app(dir.path(), dir.path(), Language::Php).unwrap();
+        let pool: Vec<&str> = concerns[1]
+            .excerpts
+            .iter()
+            .map(|e| e.file.as_str())
+            .collect();
+        assert_eq!(pool, ["app/Http/PostController.php"]);
+        let hashes = "# region: pool\n$x = 1;\n# endregion\n";
+        assert_eq!(
+            in_text("a.php", hashes, line_comment(Language::Php)).unwrap(),
+            vec![]
+        );
     }
 
     /// Every app of the workspace marks every concern in its own source (a build variant

@@ -9,6 +9,7 @@ use super::client::{self, Load, Pace, Workload};
 use super::loadgen::{LoadRun, Loadgen};
 use super::sampler::{Sampler, Usage, measured_window};
 use super::setup::{git_commit, machine, tools};
+use super::warmup;
 use crate::parity::{self, Fetched};
 use crate::progress::Progress;
 use crate::results::sweep::CpuBusy;
@@ -243,6 +244,7 @@ fn new_batch(
                 .map(|d| (d.setting.clone(), d.value.clone(), d.reason.clone()))
                 .collect(),
             routes: Vec::new(),
+            start_up_warmups: Vec::new(),
         })
         .collect();
     Ok(Batch {
@@ -438,6 +440,26 @@ impl Batcher<'_> {
         }
         if let Some(diff) = first_failure {
             return self.fail(index, "parity", &first_line(&diff));
+        }
+        if let Some(warmup) = app.manifest.settings.warmup()? {
+            self.progress.step(format!(
+                "{label} · start-up warm-up, {} s",
+                warmup.as_secs()
+            ));
+            let stem = self
+                .dir
+                .join(format!("raw/{}-start-up-warmup-round{round}", app.name));
+            let parts = warmup::after_start(
+                &running,
+                warmup,
+                &options.routes,
+                options.connections,
+                options.cpus.load.len(),
+                round,
+                &stem,
+            )?;
+            self.batch.apps[index].start_up_warmups.extend(parts);
+            self.save()?;
         }
 
         for route in &options.routes {

@@ -12,3 +12,4 @@ pub mod open_loop;
 pub mod sampler;
 pub mod setup;
 pub mod sweep;
+pub mod warmup;

@@ -21,6 +21,7 @@ use super::loadgen::Loadgen;
 use super::open_loop::{self, Arrivals, OpenRun, Phase, Plan};
 use super::sampler::{Sampler, Usage, measured_window};
 use super::setup::{git_commit, machine};
+use super::warmup;
 use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::sweep::{
@@ -383,6 +384,12 @@ impl Sweeper<'_> {
             error: None,
             routes: Vec::new(),
             idle_rss_mib: None,
+            start_up_warmup_secs: target
+                .app
+                .manifest
+                .settings
+                .warmup()?
+                .map(|w| w.as_secs_f64()),
             connections: Vec::new(),
             overloads: Vec::new(),
             memory_limited: None,
@@ -434,11 +441,14 @@ impl Sweeper<'_> {
         self.save()
     }
 
+    /// Starts `target` for `pass` (which names its start-up warm-up's raw output), checks
+    /// its pages against Go's, and gives it the start-up warm-up its manifest asks for.
     fn start(
         &self,
         target: &Target,
         env: &BTreeMap<String, String>,
         cgroup: Option<Arc<MemoryCgroup>>,
+        pass: &str,
     ) -> Result<RunningApp> {
         let running = RunningApp::start_in(
             &target.app,
@@ -457,6 +467,26 @@ impl Sweeper<'_> {
                 first.what,
                 target.app.name
             );
+        }
+        if let Some(warmup) = target.app.manifest.settings.warmup()? {
+            let options = self.options;
+            self.progress.step(format!(
+                "{}: start-up warm-up, {} s",
+                target.label,
+                warmup.as_secs()
+            ));
+            let stem = self
+                .dir
+                .join(format!("raw/{}-start-up-warmup-{pass}", target.label));
+            warmup::after_start(
+                &running,
+                warmup,
+                &options.routes,
+                options.connections,
+                options.cpus.load.len(),
+                0,
+                &stem,
+            )?;
         }
         Ok(running)
     }
@@ -477,7 +507,7 @@ impl Sweeper<'_> {
         let options = self.options;
         let at = self.at(round, target);
         self.progress.step(format!("{at} · start, parity"));
-        let running = self.start(target, env, None)?;
+        let running = self.start(target, env, None, &format!("closed-loop-r{round}"))?;
         for route in &options.routes {
             self.check_interrupted()?;
             let page = self.route_page(route)?;
@@ -532,7 +562,7 @@ impl Sweeper<'_> {
         };
         let at = self.at(round, target);
         self.progress.step(format!("{at} · start, parity"));
-        let running = self.start(target, env, None)?;
+        let running = self.start(target, env, None, &format!("ladders-r{round}"))?;
         for route in &options.routes {
             let page = self.route_page(route)?;
             let go_max = closed_loop_max(&self.sweep.apps[0], route)?;
@@ -596,7 +626,7 @@ impl Sweeper<'_> {
         let options = self.options;
         self.progress
             .step(format!("{}: start, parity", target.label));
-        let running = self.start(target, env, None)?;
+        let running = self.start(target, env, None, "connections")?;
         let idle_rss = rss_mib(running.pid());
         self.app(index).idle_rss_mib = Some(idle_rss);
         let page = self.route_page(&options.connection_route)?;
@@ -625,7 +655,7 @@ impl Sweeper<'_> {
     ) -> Result<()> {
         let at = self.at(round, target);
         self.progress.step(format!("{at} · start, parity"));
-        let running = self.start(target, env, None)?;
+        let running = self.start(target, env, None, &format!("overload-r{round}"))?;
         self.progress.step(format!("{at} · overload"));
         let overload = self.overload(&running, index, target, round)?;
         self.app(index).overloads.extend(overload);
@@ -826,7 +856,12 @@ impl Sweeper<'_> {
             ));
             let app = match running.take() {
                 Some(app) if app.is_running() => app,
-                _ => self.start(target, env, Some(Arc::clone(&cgroup)))?,
+                _ => self.start(
+                    target,
+                    env,
+                    Some(Arc::clone(&cgroup)),
+                    &format!("memory-limited-c{connections}"),
+                )?,
             };
             let idle_rss = rss_mib(app.pid());
             let kills_before = cgroup.oom_kills();

@@ -12,7 +12,7 @@ use crate::probe::relay::Relay;
 use crate::probe::render_times::render_times;
 use crate::progress::Progress;
 use crate::results::profile::{
-    ContextSwitches, CpuPerRequest, GoGc, PostgresPerPage, Profile, RenderTimes,
+    ContextSwitches, CpuPerRequest, Gc, PostgresPerPage, Profile, RenderTimes,
 };
 use crate::results::write_atomically;
 use crate::routes;
@@ -247,8 +247,13 @@ fn profile_one(
         ("DATABASE_URL", via_relay.as_str()),
         ("WORKERS", workers.as_str()),
     ];
+    let jvm = target.app.manifest.language.as_deref() == Some("java");
     if target.app.is_go() {
         env.push(("GODEBUG", "gctrace=1"));
+    }
+    if jvm {
+        // Every JVM reads it, whatever the app's command line.
+        env.push(("JAVA_TOOL_OPTIONS", "-Xlog:gc:stderr"));
     }
     env.extend(target.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     page_cache::clear()?;
@@ -273,7 +278,9 @@ fn profile_one(
             None,
         )
     };
-    load(options.warmup, "warmup.json")?;
+    // An app whose manifest asks for a longer warm-up (a JIT) gets it here too.
+    let warmup = target.app.manifest.settings.warmup()?.unwrap_or_default();
+    load(options.warmup.max(warmup), "warmup.json")?;
 
     let before = probes.snapshot(&running);
     relay.reset_counts();
@@ -332,12 +339,16 @@ fn profile_one(
             "pg_stat_statements is not loaded; `scripts/services.sh up` enables it (shared_preload_libraries, then a restart of a cluster it started)".to_owned(),
         );
     }
-    if target.app.is_go() {
+    if target.app.is_go() || jvm {
         let log = std::fs::read(&running.log_path).unwrap_or_default();
         let window = log
             .get(before.log_bytes as usize..after.log_bytes as usize)
             .unwrap_or_default();
-        profile.go_gc = Some(go_gc(&String::from_utf8_lossy(window), seconds));
+        let window = String::from_utf8_lossy(window);
+        match jvm {
+            true => profile.jvm_gc = Some(jvm_gc(&window, seconds)),
+            false => profile.go_gc = Some(go_gc(&window, seconds)),
+        }
     }
 
     if !options.tool_window.is_zero() {
@@ -508,7 +519,7 @@ fn flamegraph(
 
 /// `GODEBUG=gctrace=1` lines (`gc 7 @1.2s 3%: 0.02+1.1+0.01 ms clock, …`) → collections per
 /// second and the stop-the-world share (the first and third clock phases) of `seconds`.
-pub fn go_gc(log: &str, seconds: f64) -> GoGc {
+pub fn go_gc(log: &str, seconds: f64) -> Gc {
     let mut collections = 0u32;
     let mut pause_ms = 0.0;
     for line in log.lines().filter(|l| l.starts_with("gc ")) {
@@ -524,8 +535,36 @@ pub fn go_gc(log: &str, seconds: f64) -> GoGc {
             pause_ms += phases[0] + phases[2];
         }
     }
+    gc_share(collections, pause_ms, seconds)
+}
+
+/// `-Xlog:gc` lines (`[12.345s][info][gc] GC(7) Pause Young (Allocation Failure)
+/// 80M->21M(256M) 1.234ms`) → collections per second and the share of `seconds` the pauses
+/// took. The serial collector stops the world for all of each collection.
+pub fn jvm_gc(log: &str, seconds: f64) -> Gc {
+    let mut collections = 0u32;
+    let mut pause_ms = 0.0;
+    for line in log
+        .lines()
+        .filter(|l| l.contains("][gc] GC(") && l.contains(" Pause "))
+    {
+        let Some(ms) = line
+            .rsplit(' ')
+            .next()
+            .and_then(|last| last.strip_suffix("ms"))
+            .and_then(|ms| ms.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        collections += 1;
+        pause_ms += ms;
+    }
+    gc_share(collections, pause_ms, seconds)
+}
+
+fn gc_share(collections: u32, pause_ms: f64, seconds: f64) -> Gc {
     let seconds = seconds.max(1e-9);
-    GoGc {
+    Gc {
         collections_per_sec: f64::from(collections) / seconds,
         pause_percent: pause_ms / 1000.0 / seconds * 100.0,
     }
@@ -548,6 +587,22 @@ mod tests {
         assert_eq!(calls.get("get"), Some(&120));
         assert_eq!(calls.get("set"), Some(&1));
         assert!(!calls.contains_key("info"));
+    }
+
+    #[test]
+    fn parses_the_jvm_s_gc_log() {
+        let log = "Picked up JAVA_TOOL_OPTIONS: -Xlog:gc:stderr\n\
+[0.011s][info][gc] Using Serial\n\
+[12.345s][info][gc] GC(7) Pause Young (Allocation Failure) 80M->21M(256M) 1.500ms\n\
+a line of the app's own\n\
+[13.000s][info][gc] GC(8) Pause Full (System.gc()) 30M->20M(256M) 8.500ms\n";
+        let gc = jvm_gc(log, 2.0);
+        assert_eq!(gc.collections_per_sec, 1.0);
+        assert!(
+            (gc.pause_percent - 0.5).abs() < 1e-9,
+            "{}",
+            gc.pause_percent
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub fn requests_file(group: Group) -> String {
     format!("requests-per-sec-{}.svg", group.slug())
 }
 
-/// Every chart of the batch: req/s per route group, latency, memory.
+/// Every chart of the batch: req/s per route group, latency, memory, and the start-up
+/// warm-ups of the apps that had one.
 pub fn all(batch: &Batch) -> Result<Vec<Chart>> {
     let columns = routes::columns(batch);
     // A batch stopped before its first app or route has no bar to draw.
@@ -40,6 +41,16 @@ pub fn all(batch: &Batch) -> Result<Vec<Chart>> {
     }
     charts.push(latency(batch, &columns)?);
     charts.push(memory(batch)?);
+    for (i, app) in batch.apps.iter().enumerate() {
+        if !app.start_up_warmups.is_empty() {
+            let colour = APP_COLOURS[i % APP_COLOURS.len()];
+            charts.push(super::sweep_charts::start_up_warmup(
+                &app.name,
+                colour,
+                &app.start_up_warmups,
+            )?);
+        }
+    }
     Ok(charts)
 }
 

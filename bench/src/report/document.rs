@@ -6,8 +6,9 @@ use super::markdown::{Table, code_block, escape};
 use super::numbers;
 use super::outcome::{self, Measured, Summary};
 use super::routes::{self, Group};
+use super::sweep_charts;
 use crate::results::sweep::SERVICE_BOUND_BUSY;
-use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run};
+use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run, median};
 use std::collections::BTreeMap;
 
 /// The report; `idioms` is the section on the newest idioms page, shown after the
@@ -26,7 +27,7 @@ pub fn markdown(batch: &Batch, charts: &[Chart], idioms: &str) -> String {
         latency(batch, &columns, charts),
         memory_and_cpu(batch, &columns, charts),
         ceilings(batch, &columns),
-        app_settings(batch),
+        app_settings(batch, charts),
         deviations(batch),
         versions(batch),
         failures(batch),
@@ -637,7 +638,7 @@ fn against_ceiling(median: f64, name: &str, ceiling: &Ceiling) -> String {
 
 /// What each app runs with, from its manifest and the harness: the settings a fair
 /// comparison has to show.
-fn app_settings(batch: &Batch) -> String {
+fn app_settings(batch: &Batch, charts: &[Chart]) -> String {
     let mut table = Table::new([
         "app",
         "pool max/min",
@@ -674,11 +675,94 @@ fn app_settings(batch: &Batch) -> String {
             .concat(),
         );
     }
+    let warmed: Vec<String> = batch
+        .apps
+        .iter()
+        .filter_map(|app| {
+            let warmup = app.settings.as_ref()?.warmup.as_deref()?;
+            Some(format!("{} ({warmup})", app.name))
+        })
+        .collect();
+    let warmups = match warmed.is_empty() {
+        true => String::new(),
+        false => format!(
+            " Start-up warm-up: {} loaded that long after each start, the time shared among \
+             the routes that read, before its first measured run (its manifest's `warmup`: a \
+             JIT reaches its steady speed only after that much load); the Go pacer runs from \
+             the batch's start and is warm.",
+            warmed.join(", ")
+        ),
+    };
     format!(
         "## App settings\n\nFrom each app's manifest (`bench.toml`), and the environment the \
-         harness set on top of the app's own defaults; the Go reference is the yardstick.\n\n{}",
-        table.to_markdown()
+         harness set on top of the app's own defaults; the Go reference is the yardstick.\
+         {warmups}\n\n{}{}",
+        table.to_markdown(),
+        start_up_warmups(batch, charts)
     )
+}
+
+/// Whether each start-up warm-up was long enough: for each route's part, the right answers
+/// of its first and last second (medians over the rounds) against the median of the app's
+/// measured runs on that route. A last second well below the measured runs would say the
+/// app was still getting faster when the warm-up ended.
+fn start_up_warmups(batch: &Batch, charts: &[Chart]) -> String {
+    let mut text = String::new();
+    for app in batch.apps.iter().filter(|a| !a.start_up_warmups.is_empty()) {
+        let mut table = Table::new([
+            "route",
+            "first second, req/s",
+            "last second, req/s",
+            "measured runs, median req/s",
+            "last second ÷ measured",
+        ])
+        .numbers(1..);
+        let mut routes: Vec<&str> = Vec::new();
+        for part in &app.start_up_warmups {
+            if !routes.contains(&part.route.as_str()) {
+                routes.push(&part.route);
+            }
+        }
+        for route in routes {
+            let parts = app.start_up_warmups.iter().filter(|p| p.route == route);
+            let second = |pick: fn(&[u32]) -> Option<&u32>| {
+                median(
+                    parts
+                        .clone()
+                        .filter_map(|p| pick(&p.right_per_sec))
+                        .map(|&n| f64::from(n)),
+                )
+                .map(|(m, _)| m)
+            };
+            let (first, last) = (second(<[u32]>::first), second(<[u32]>::last));
+            let measured = app
+                .routes
+                .iter()
+                .find(|r| r.route == route)
+                .and_then(|r| r.median_requests_per_sec())
+                .map(|(m, _)| m);
+            let cell = |value: Option<f64>| value.map_or("—".to_owned(), numbers::per_sec);
+            table.row(vec![
+                route.to_owned(),
+                cell(first),
+                cell(last),
+                cell(measured),
+                match (last, measured) {
+                    (Some(last), Some(measured)) if measured > 0.0 => {
+                        format!("{:.2}", last / measured)
+                    }
+                    _ => "—".to_owned(),
+                },
+            ]);
+        }
+        text.push_str(&format!(
+            "\n### {}: start-up warm-up\n\n{}{}",
+            app.name,
+            image(charts, &sweep_charts::start_up_warmup_file(&app.name)),
+            table.to_markdown()
+        ));
+    }
+    text
 }
 
 /// One row per setting and reason, with every app that declared it, as the reference report

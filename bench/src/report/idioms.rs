@@ -28,11 +28,11 @@ pub fn markdown(idioms: &Idioms) -> String {
 
 const SUMMARY_KEY: &str = "Lines: the app's own code (no blank lines, comments or tests); \
     packages: the third-party packages its build pulls in (npm: its production ones), with \
-    the names in more than one version; binary: stripped (an app of an interpreted language \
-    has none: the size of its installed packages' folder instead); rebuild: `make build`'s \
-    command after a change to the app's route file, median; start-up: process start to the \
-    first 200 on `/`, median; idle RSS: the process tree's resident memory 1 s after that. A \
-    cell without a number says why.";
+    the names in more than one version; binary: stripped (an app of an interpreted language, \
+    or a Java app, has none: the size of the folder its install fills instead); rebuild: \
+    `make build`'s command after a change to the app's route file, median; start-up: process \
+    start to the first 200 on `/`, median; idle RSS: the process tree's resident memory 1 s \
+    after that. A cell without a number says why.";
 
 /// One row per app: lines, packages, binary, rebuild, start-up, idle RSS; a number or the
 /// reason there is none.
@@ -177,11 +177,13 @@ fn how_to_read(idioms: &Idioms) -> String {
          **Lines of code** count the lines holding code in the app's own folder: no blank \
          line, no comment line, no test (Rust items under `#[cfg(test)]`, `tests/` and \
          `benches/` folders; Go `_test.go` files; JavaScript `*.test.js` and `test/`; \
-         Python `test_*.py` and `tests/`), no installed package (`node_modules/`, `.venv/`). \
+         Python `test_*.py` and `tests/`; Java's `src/test/`; PHP `*Test.php` and `tests/`), \
+         no installed package (`node_modules/`, `.venv/`, `vendor/`), no file a framework \
+         generates (Laravel's `storage/` and `bootstrap/cache/`). \
          A Python docstring (a string that is a statement by itself) counts as a comment, as \
          Rust's `///` and Go's doc comments do; any other string counts on every line it \
          spans. Beside them, the same count for each workspace crate (Go: go-shared package) \
-         the app builds on. Templates (HTML, Eta, Jinja2) are not counted.\n\n\
+         the app builds on. Templates (HTML, Eta, Jinja2, Blade) are not counted.\n\n\
          **Packages** are the unique packages (name and version) of the app's dependency \
          graph: for Rust, `cargo metadata --filter-platform <host>` walked from the app's \
          crate over normal and build dependencies (dev-dependencies build only tests); for \
@@ -193,11 +195,16 @@ fn how_to_read(idioms: &Idioms) -> String {
          development needs (`\"dev\": true`, counted apart, as Cargo's dev-dependencies are \
          not counted) and the optional ones for other platforms; pip's `requirements.txt`, \
          its `name==version` pins (pip-compile pins everything the app's requirements pull \
-         in; development tools are pinned in another file).\n\n\
+         in; development tools are pinned in another file); Maven's resolved artifacts \
+         (`mvn dependency:list`, which the app's build writes), those of scope `compile` and \
+         `runtime` (`test` and `provided` counted apart); a list of Debian packages, the \
+         packages it names, at their installed versions (what they depend on, the runtime \
+         and the system's libraries among it, is not counted).\n\n\
          **The binary** is the `{profile}` profile's build, as built (with line tables, for profiles) \
-         and as a stripped copy. An app of an interpreted language (JavaScript, Python) has \
-         none — the runtime runs its source — so its installed packages' folder \
-         (`node_modules`, `.venv`) is measured instead, after its install: what it needs \
+         and as a stripped copy. An app of an interpreted language (JavaScript, Python, PHP) \
+         has none — the runtime runs its source — and a Java app neither — the JVM runs the \
+         classes its install compiled — so the folder its install fills (`node_modules`, \
+         `.venv`, `target`) is measured instead, after its install: what it needs \
          beside its own code and the runtime (development tools included when its install \
          puts them there).\n\n\
          **The rebuild** is the wall time of `make build`'s command (`{build}`, or `go build` \
@@ -215,12 +222,14 @@ fn how_to_read(idioms: &Idioms) -> String {
          Units run in parallel, so these are compile seconds, not wall time; what two apps \
          or more need is counted once, as shared, below the table.\n\n\
          **The install** takes the cold compile's place for an app of an interpreted \
-         language, which compiles nothing ahead: the wall time of its manifest's `[build]` \
-         command (`npm ci`; a venv and `pip install`), run in its folder after the folder it \
+         language, which compiles nothing ahead, and for a Java app, which its install \
+         compiles: the wall time of its manifest's `[build]` command (`npm ci`; a venv and \
+         `pip install`; `mvn package`), run in its folder after the folder it \
          fills (`node_modules`, `.venv`) was removed, so every package is installed again as \
          on a fresh checkout. The package manager's local cache is kept, so packages may come \
          from it rather than the network: this is install time, not download time. Such an \
-         app has no rebuild either: the runtime reads a changed file at its next start.\n\n\
+         app has no rebuild either: the runtime reads a changed file at its next start (a \
+         Java app is compiled anew only by its install).\n\n\
          **Start-up** is the time from the process's start (on a free loopback port, \
          PostgreSQL and Redis up, the data loaded) to its first 200 on `/`, median of {starts} \
          starts; **idle RSS** is the resident memory of its process tree {idle} s after that \
@@ -512,10 +521,11 @@ fn installs(idioms: &Idioms) -> String {
         table.row([vec![app.name.clone()], cells].concat());
     }
     format!(
-        "\n**The install** of each app of an interpreted language, in place of a cold compile \
-         (it compiles nothing ahead): its manifest's `[build]` command, wall time, after the \
+        "\n**The install** of each app started by a command, in place of a cold compile (an \
+         interpreted app compiles nothing ahead; a Java app's install compiles it): its \
+         manifest's `[build]` command, wall time, after the \
          folder it fills was removed, so every package is installed again. The package \
-         manager's local cache (`~/.npm`, pip's `~/.cache/pip`) is kept: packages may come \
+         manager's local cache (`~/.npm`, pip's `~/.cache/pip`, Maven's `~/.m2`) is kept: packages may come \
          from it rather than the network, so this is install time, not download time. The \
          installed folder stands in for a binary: what the app needs beside its own code and \
          the runtime.\n\n{}",
@@ -555,8 +565,8 @@ fn run_cost(idioms: &Idioms) -> String {
     )
 }
 
-/// Turns the page's fenced Rust, Go, JavaScript and Python blocks into HTML coloured by
-/// syntect.
+/// Turns the page's fenced Rust, Go, JavaScript, Python, Java and PHP blocks into HTML
+/// coloured by syntect.
 pub struct Highlighter {
     syntaxes: SyntaxSet,
     theme: Theme,
@@ -576,14 +586,17 @@ impl Highlighter {
 
     /// `None` for a language it does not highlight.
     pub fn html(&self, language: &str, code: &str) -> Option<String> {
-        let extension = match language {
-            "rust" => "rs",
-            "go" => "go",
-            "javascript" => "js",
-            "python" => "py",
-            _ => return None,
-        };
-        let syntax = self.syntaxes.find_syntax_by_extension(extension)?;
+        let by_extension = |extension| self.syntaxes.find_syntax_by_extension(extension);
+        let syntax = match language {
+            "rust" => by_extension("rs"),
+            "go" => by_extension("go"),
+            "javascript" => by_extension("js"),
+            "python" => by_extension("py"),
+            "java" => by_extension("java"),
+            // An excerpt has no `<?php` before it: `.php`'s syntax would read it as HTML.
+            "php" => self.syntaxes.find_syntax_by_name("PHP Source"),
+            _ => None,
+        }?;
         syntect::html::highlighted_html_for_string(code, &self.syntaxes, syntax, &self.theme).ok()
     }
 }
@@ -649,7 +662,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rust_and_go_are_coloured_and_escaped() {
+    fn rust_go_java_and_php_are_coloured_and_escaped() {
         let highlighter = Highlighter::new();
         let rust = highlighter
             .html("rust", "fn main() { let x = \"<b>\"; }\n")
@@ -662,6 +675,14 @@ mod tests {
         );
         let go = highlighter.html("go", "func main() {}\n").unwrap();
         assert!(go.contains("<span style=\"color:#"), "{go}");
+        let java = highlighter
+            .html("java", "public Mono<String> home() { return x; }\n")
+            .unwrap();
+        assert!(java.contains("font-weight:bold"), "a keyword: {java}");
+        let php = highlighter
+            .html("php", "$title = 'x'; // c\nreturn view('post');\n")
+            .unwrap();
+        assert!(php.contains("font-weight:bold"), "a keyword: {php}");
         assert_eq!(highlighter.html("sh", "ls"), None);
     }
 

@@ -2,7 +2,7 @@
 
 use super::markdown::{Table, escape};
 use super::numbers;
-use crate::results::profile::{Profile, RenderTimes};
+use crate::results::profile::{Gc, Profile, RenderTimes};
 
 pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes>) -> String {
     if profiles.is_empty() {
@@ -116,13 +116,24 @@ pub fn section(id: &str, profiles: &[Profile], render_times: Option<&RenderTimes
     }
     text.push_str(&kernel.to_markdown());
 
-    let gc: Vec<&Profile> = profiles.iter().filter(|p| p.go_gc.is_some()).collect();
-    if !gc.is_empty() {
-        text.push_str("\n### Go garbage collector (`GODEBUG=gctrace=1`)\n\n");
+    for (heading, collector) in [
+        (
+            "Go garbage collector (`GODEBUG=gctrace=1`)",
+            (|p: &Profile| p.go_gc.as_ref()) as fn(&Profile) -> Option<&Gc>,
+        ),
+        ("JVM garbage collector (`-Xlog:gc`)", |p| p.jvm_gc.as_ref()),
+    ] {
+        let gc: Vec<(&Profile, &Gc)> = profiles
+            .iter()
+            .filter_map(|p| Some((p, collector(p)?)))
+            .collect();
+        if gc.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("\n### {heading}\n\n"));
         let mut table =
             Table::new(["app", "route", "collections/s", "stop-the-world share"]).numbers(2..);
-        for p in gc {
-            let g = p.go_gc.as_ref().expect("filtered");
+        for (p, g) in gc {
             table.row(vec![
                 p.app.clone(),
                 p.route.clone(),
@@ -206,7 +217,7 @@ fn per_name<'a>(entries: impl Iterator<Item = (&'a String, &'a f64)>, limit: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::profile::{CpuPerRequest, GoGc, PostgresPerPage};
+    use crate::results::profile::{CpuPerRequest, Gc, PostgresPerPage};
     use std::collections::BTreeMap;
 
     fn profile(app: &str, round_trips: f64, queries: Option<f64>, pings: Option<f64>) -> Profile {
@@ -236,7 +247,7 @@ mod tests {
     #[test]
     fn tables_show_pings_gc_render_times_and_what_was_not_measured() {
         let mut go = profile("go", 3.0, Some(3.0), Some(0.0));
-        go.go_gc = Some(GoGc {
+        go.go_gc = Some(Gc {
             collections_per_sec: 12.5,
             pause_percent: 0.25,
         });

@@ -171,6 +171,7 @@ fn header(sweep: &Sweep) -> String {
                 s.max_connections, s.latency_limit_ms
             ),
         ),
+        ("start-up warm-up", start_up_warmups(sweep)),
         ("connection levels", levels.join(", ")),
         (
             "overload",
@@ -205,6 +206,24 @@ fn header(sweep: &Sweep) -> String {
         code_block("sh", &sweep.command),
         how_to_read(sweep)
     )
+}
+
+/// Which apps got load after each start before anything was measured, and how long.
+fn start_up_warmups(sweep: &Sweep) -> String {
+    let warmed: Vec<String> = sweep
+        .apps
+        .iter()
+        .filter_map(|app| Some(format!("{} {} s", app.label, app.start_up_warmup_secs?)))
+        .collect();
+    match warmed.is_empty() {
+        true => "none".to_owned(),
+        false => format!(
+            "{}: loaded after each start, the time shared among the routes, before anything \
+             is measured (its manifest's `warmup`: a JIT reaches its steady speed only after \
+             that much load)",
+            warmed.join(", ")
+        ),
+    }
 }
 
 fn mib(bytes: u64) -> f64 {

@@ -1,5 +1,6 @@
 //! The sweep report's charts (`sweep-*.svg`): latency against the delivered rate per route,
-//! req/s and memory against connections, and each app's overload second by second. Line
+//! req/s and memory against connections, and each app's overload second by second; and the
+//! batch report's start-up warm-up curves (`warmup-*.svg`), drawn the same way. Line
 //! charts on plotters' SVG backend, like the batch report's bars (charts.rs). A logarithmic
 //! axis is drawn as log10 of its values on a linear one with ticks at 1-2-5 steps, so every
 //! panel has one coordinate type and readable tick labels.
@@ -7,8 +8,8 @@
 use super::charts::{self, Chart};
 use super::numbers;
 use super::sweep::{delivered_per_sec, ladder, slo_ms};
-use crate::results::Latency;
 use crate::results::sweep::{AppSweep, ConnectionLevel, Overload, OverloadSecond, Sweep};
+use crate::results::{Latency, StartUpWarmup};
 use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -285,6 +286,72 @@ fn overload_chart(
     )
 }
 
+pub fn start_up_warmup_file(app: &str) -> String {
+    format!("warmup-{}.svg", slug(app))
+}
+
+/// An app's start-up warm-ups, right answers per second from its start, one line per round;
+/// a mark where each route's part begins.
+pub fn start_up_warmup(app: &str, app_colour: RGBColor, parts: &[StartUpWarmup]) -> Result<Chart> {
+    let mut rounds: Vec<u32> = parts.iter().map(|p| p.round).collect();
+    rounds.dedup();
+    let strokes = [Stroke::Solid, Stroke::Dashed];
+    let mut marks = Vec::new();
+    let lines = rounds
+        .iter()
+        .enumerate()
+        .map(|(i, &round)| {
+            let mut points = Vec::new();
+            let mut start = 0.0;
+            for part in parts.iter().filter(|p| p.round == round) {
+                if i == 0 {
+                    marks.push((start, part.route.clone()));
+                }
+                for (second, &right) in part.right_per_sec.iter().enumerate() {
+                    let x = start + second as f64;
+                    points.extend([x, x + 1.0].map(|x| Point {
+                        x,
+                        y: f64::from(right),
+                        valid: true,
+                    }));
+                }
+                start += part.right_per_sec.len() as f64;
+            }
+            Line {
+                colour: app_colour,
+                stroke: strokes[i % strokes.len()],
+                markers: false,
+                points,
+            }
+        })
+        .collect();
+    let panel = Panel {
+        caption: "closed loop, the batch's connections; each route's part in turn".to_owned(),
+        x: Axis::linear("second of load since the app started", tick),
+        y: Axis::linear("right answers per second", numbers::per_sec),
+        lines,
+        levels: Vec::new(),
+        marks,
+    };
+    let legend: Vec<Key> = rounds
+        .iter()
+        .enumerate()
+        .map(|(i, round)| {
+            let swatch = match strokes[i % strokes.len()] {
+                Stroke::Solid => Swatch::Solid,
+                Stroke::Dashed => Swatch::Dashed,
+            };
+            Key::new(&format!("round {round}"), app_colour, swatch)
+        })
+        .collect();
+    draw(
+        start_up_warmup_file(app),
+        format!("{app}: start-up warm-up, req/s from a cold start"),
+        &legend,
+        &[panel],
+    )
+}
+
 /// The batch report's palette: an app keeps its colour, by its place in the sweep, across
 /// every chart.
 fn colour(app_index: usize) -> RGBColor {
@@ -424,6 +491,7 @@ fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     }
 }
 
+#[derive(Clone, Copy)]
 enum Stroke {
     Solid,
     Dashed,

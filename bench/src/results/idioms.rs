@@ -156,6 +156,8 @@ pub enum Language {
     #[serde(rename = "javascript")]
     JavaScript,
     Python,
+    Java,
+    Php,
 }
 
 impl Language {
@@ -166,12 +168,23 @@ impl Language {
             Language::Go => "go",
             Language::JavaScript => "javascript",
             Language::Python => "python",
+            Language::Java => "java",
+            Language::Php => "php",
         }
     }
 
-    /// The language a manifest's `language` names (`javascript`, `python`).
+    /// The languages a manifest's `language` may name: an app in Rust or Go is a crate or a
+    /// module.
+    pub const OF_MANIFESTS: [Language; 4] = [
+        Language::JavaScript,
+        Language::Python,
+        Language::Java,
+        Language::Php,
+    ];
+
+    /// The language a manifest's `language` names (`javascript`, `python`, `java`, `php`).
     pub fn parse(name: &str) -> Option<Language> {
-        [Language::JavaScript, Language::Python]
+        Language::OF_MANIFESTS
             .into_iter()
             .find(|l| l.fence() == name)
     }
@@ -194,9 +207,9 @@ pub struct AppIdioms {
     pub binary: Measurement<BinarySize>,
     pub rebuild: Measurement<Rebuild>,
     pub cold_compile: Measurement<ColdCompile>,
-    /// An app started by a command (JavaScript, Python): its manifest's `[build]` command
-    /// timed, in place of the cold compile. Absent in results written before it existed (of
-    /// Rust and Go apps only, for which it does not apply).
+    /// An app started by a command (JavaScript, Python, Java, PHP): its manifest's `[build]`
+    /// command timed, in place of the cold compile. Absent in results written before it
+    /// existed (of Rust and Go apps only, for which it does not apply).
     #[serde(default = "compiled_app")]
     pub install: Measurement<Install>,
     pub start_up: Measurement<StartUp>,
@@ -259,13 +272,15 @@ impl CodeSize {
 /// Every package in the app's dependency graph but the app itself: Rust, its normal and
 /// build dependencies on this host; Go, the modules of the packages it imports, the
 /// standard library excluded; npm, the lock file's installed packages but those only
-/// development needs; pip, the lock file's pins.
+/// development needs; pip, the lock file's pins; Maven, the resolved artifacts the app runs
+/// with; Debian, the listed packages (not what they depend on).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Packages {
     pub packages: Vec<Package>,
     /// npm: the lock file's packages that only development needs (`"dev": true`: test
-    /// runner, linter), not among `packages`. None where the lock file does not mark them
-    /// (Cargo and Go leave dev-dependencies out of the graph; pip's lock holds none).
+    /// runner, linter), not among `packages`; Maven: the artifacts of scope `test`,
+    /// `provided` or `system`. None where the lock file does not mark them (Cargo and Go
+    /// leave dev-dependencies out of the graph; pip's lock and a Debian list hold none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dev_only: Option<u32>,
 }
@@ -610,12 +625,15 @@ mod tests {
             Language::Go,
             Language::JavaScript,
             Language::Python,
+            Language::Java,
+            Language::Php,
         ] {
             let json = serde_json::to_string(&language).unwrap();
             assert_eq!(json, format!("\"{}\"", language.fence()));
             assert_eq!(serde_json::from_str::<Language>(&json).unwrap(), language);
         }
         assert_eq!(Language::parse("python"), Some(Language::Python));
+        assert_eq!(Language::parse("php"), Some(Language::Php));
         assert_eq!(Language::parse("rust"), None);
         let older = r#"{"name": "gin", "language": "go", "stack": "gin", "dir": "apps/gin",
             "code_of": null, "concerns": [],

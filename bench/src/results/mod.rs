@@ -135,6 +135,19 @@ pub struct AppResult {
     pub parity_after_load: Option<Parity>,
     pub deviations: Vec<(String, String, String)>,
     pub routes: Vec<RouteResult>,
+    /// The load after each start that its manifest asks for (`warmup`), before its first
+    /// measured run: a part per route, per round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_up_warmups: Vec<StartUpWarmup>,
+}
+
+/// One route's part of an app's start-up warm-up in one round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartUpWarmup {
+    pub round: u32,
+    pub route: String,
+    /// The right answers (the route's page) finished in each second of the part.
+    pub right_per_sec: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

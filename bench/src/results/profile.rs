@@ -25,7 +25,10 @@ pub struct Profile {
     /// `strace -c -f` calls ÷ the strace window's requests, by syscall (strace slows the app;
     /// the counts per request stay meaningful, the times do not).
     pub syscalls_per_request: Option<BTreeMap<String, f64>>,
-    pub go_gc: Option<GoGc>,
+    pub go_gc: Option<Gc>,
+    /// A JVM app's collector, from `-Xlog:gc` (absent in profiles written before).
+    #[serde(default)]
+    pub jvm_gc: Option<Gc>,
     /// The flame graph's file name, next to this profile.
     pub flamegraph: Option<String>,
     /// Measurements this machine could not make, with the reason.
@@ -66,7 +69,7 @@ pub struct ContextSwitches {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct GoGc {
+pub struct Gc {
     pub collections_per_sec: f64,
     /// Stop-the-world pause time as a share of the window's wall time.
     pub pause_percent: f64,

@@ -106,9 +106,14 @@ pub struct AppSweep {
     /// Why the app could not be swept (start-up, parity), or what stopped it part-way.
     pub error: Option<String>,
     pub routes: Vec<RouteSweep>,
-    /// The app's RSS at rest, after start-up and the parity gate, before any load.
+    /// The app's RSS at rest, after start-up, the parity gate and its start-up warm-up,
+    /// before any measured load.
     #[serde(default)]
     pub idle_rss_mib: Option<f64>,
+    /// The load the app got after each start before anything was measured (its manifest's
+    /// `warmup`); none for most apps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_up_warmup_secs: Option<f64>,
     pub connections: Vec<ConnectionLevel>,
     /// One per round, in round order (sweeps recorded before the overload ran in rounds
     /// have one, under `overload`).

@@ -332,10 +332,22 @@ impl App {
         .with_context(|| format!("{}: versions", self.name))
     }
 
-    /// The runtime by its program's name (`node`, `python`) and what its version command
-    /// printed (`v20.20.2`, `Python 3.11.2`).
+    /// The runtime by its program's name (`node`, `python`, `java`) and its version.
     fn runtime_version(&self, run: &manifest::Run) -> Result<(String, String)> {
         let program = run.runtime.first().context("an empty runtime command")?;
+        let version = self.runtime(run)?;
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(program)
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_owned();
+        Ok((name, version))
+    }
+
+    /// What the manifest's `[run]` `runtime` command printed (`v20.20.2`, `Python 3.11.2`,
+    /// `openjdk version "21.0.5" 2024-10-15`), run in the app's folder.
+    pub fn runtime(&self, run: &manifest::Run) -> Result<String> {
         let output = self
             .manifest_command(&run.runtime)
             .output()
@@ -343,15 +355,26 @@ impl App {
         if !output.status.success() {
             bail!("`{}` failed: {}", run.runtime.join(" "), output.status);
         }
-        let name = Path::new(program)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(program)
-            .trim_end_matches(|c: char| c.is_ascii_digit())
-            .to_owned();
-        let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-        Ok((name, version))
+        Ok(first_line_printed(&output.stdout, &output.stderr))
     }
+}
+
+/// The first line of `stdout`, trimmed, or of `stderr` when nothing went to stdout
+/// (`java -version` prints there); the lines after it are details (`php --version`'s
+/// copyright and engine, the JVM's build).
+fn first_line_printed(stdout: &[u8], stderr: &[u8]) -> String {
+    let printed = if stdout.iter().all(u8::is_ascii_whitespace) {
+        stderr
+    } else {
+        stdout
+    };
+    let text = String::from_utf8_lossy(printed);
+    text.trim()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -477,6 +500,21 @@ cache = "none"
         let versions = app.versions().unwrap();
         assert_eq!(versions["left-pad"], "1.3.0");
         assert_eq!(versions["sh"], "Runtime 1.2");
+    }
+
+    #[test]
+    fn a_runtime_version_is_its_first_line_on_stdout_else_on_stderr() {
+        let php = b"PHP 8.2.29 (cli) (built: Jul  3 2025)\nCopyright (c) The PHP Group\n";
+        assert_eq!(
+            super::first_line_printed(php, b"a warning\n"),
+            "PHP 8.2.29 (cli) (built: Jul  3 2025)"
+        );
+        let java = b"openjdk version \"17.0.16\" 2025-07-15\nOpenJDK Runtime Environment\n";
+        assert_eq!(
+            super::first_line_printed(b"\n", java),
+            "openjdk version \"17.0.16\" 2025-07-15"
+        );
+        assert_eq!(super::first_line_printed(b"  v20.20.2\n", b""), "v20.20.2");
     }
 
     #[test]

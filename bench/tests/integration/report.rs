@@ -124,6 +124,7 @@ fn measured_app(
         }),
         deviations: Vec::new(),
         routes,
+        start_up_warmups: Vec::new(),
     }
 }
 
@@ -142,6 +143,7 @@ fn settings(pool_max: u32, home_queries: u32) -> AppSettings {
             comment: Some(4),
         },
         cache: "GET on a hit".to_owned(),
+        warmup: None,
     }
 }
 
@@ -193,6 +195,7 @@ fn batch() -> Batch {
             ),
         ],
         routes: Vec::new(),
+        start_up_warmups: Vec::new(),
     };
     Batch {
         id: "20261130021500".to_owned(),

@@ -208,6 +208,7 @@ fn app(label: &str) -> AppSweep {
         error: None,
         routes: Vec::new(),
         idle_rss_mib: None,
+        start_up_warmup_secs: None,
         connections: Vec::new(),
         overloads: Vec::new(),
         memory_limited: None,
