@@ -35,12 +35,15 @@ class ServeCommand extends Command
     /** How long PHP-FPM and nginx get to stop before they are killed. */
     private const STOP_TIMEOUT = 4.0; // seconds
 
-    /** The PHP-FPM pool's user and socket owner when started as root. */
-    private const UNPRIVILEGED = <<<'CONF'
-        user = nobody
-        group = nogroup
-        listen.owner = nobody
-        listen.group = nogroup
+    /**
+     * Started as root, PHP-FPM and nginx keep their workers as root, as every
+     * other app's processes run as the user who started them: workers that
+     * dropped to nobody could not read an app under a folder only its owner
+     * may enter (a clone in /root).
+     */
+    private const AS_ROOT = <<<'CONF'
+        user = root
+        group = root
         CONF;
 
     private bool $stopping = false;
@@ -56,9 +59,7 @@ class ServeCommand extends Command
         }
         $run = rtrim(sys_get_temp_dir(), '/') . '/blogbench-laravel-' . getmypid();
         $files->deleteDirectory($run);
-        // Searchable by nginx's and PHP-FPM's workers, which run as nobody when
-        // started as root.
-        $files->makeDirectory($run, 0711);
+        $files->makeDirectory($run, 0700);
         try {
             return $this->serve($settings, $run);
         } finally {
@@ -149,6 +150,9 @@ class ServeCommand extends Command
     private function fpmCommand(string $run): array
     {
         $command = ['php-fpm8.2', '--nodaemonize', '--fpm-config', "{$run}/php-fpm.conf"];
+        if (posix_geteuid() === 0) {
+            $command[] = '--allow-to-run-as-root';
+        }
         $ini = [
             'opcache.enable' => '1',
             'opcache.validate_timestamps' => '0',
@@ -166,14 +170,13 @@ class ServeCommand extends Command
     }
 
     /**
-     * The PHP-FPM pool: static, one worker per pooled connection. Started as
-     * root, the workers run as nobody, as nginx's do.
+     * The PHP-FPM pool: static, one worker per pooled connection.
      */
     private function fpmConfiguration(Settings $settings, string $run): string
     {
         $workers = min($settings->poolMax, self::FPM_WORKERS_PER_CPU * $settings->workers);
         $backlog = self::listenBacklog();
-        $user = posix_geteuid() === 0 ? self::UNPRIVILEGED : '';
+        $user = posix_geteuid() === 0 ? self::AS_ROOT : '';
 
         return <<<CONF
             [global]
@@ -207,7 +210,7 @@ class ServeCommand extends Command
     {
         $public = public_path();
         $backlog = self::listenBacklog();
-        $user = posix_geteuid() === 0 ? 'user nobody nogroup;' : '';
+        $user = posix_geteuid() === 0 ? 'user root root;' : '';
         // As many connections, clients' and PHP-FPM's, as the open-file limit allows.
         $connections = posix_getrlimit()['hard openfiles'];
         $connections = is_numeric($connections) ? min((int) $connections, 65536) : 65536;
