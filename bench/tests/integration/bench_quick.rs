@@ -150,5 +150,51 @@ fn every_app_serves_go_s_pages_and_holds_the_load_of_a_quick_run() {
     let quick = quick_batch("all", Some("home"), results.path());
     for app in bench::stack::apps::all().unwrap() {
         check_app(&quick, &app.name, 1);
+        check_start_up_warmup(&quick, &app);
     }
+}
+
+/// An app whose manifest asks for a start-up warm-up got it, on the batch's route, second by
+/// second, and the report draws it; the others got none.
+fn check_start_up_warmup(quick: &QuickBatch, app: &bench::stack::apps::App) {
+    let result = quick
+        .batch
+        .apps
+        .iter()
+        .find(|a| a.name == app.name)
+        .unwrap();
+    let Some(warmup) = app.manifest.settings.warmup().unwrap() else {
+        assert!(result.start_up_warmups.is_empty(), "{}", app.name);
+        return;
+    };
+    assert_eq!(
+        result.start_up_warmups.len(),
+        1,
+        "{}: one round, one route",
+        app.name
+    );
+    let part = &result.start_up_warmups[0];
+    assert_eq!((part.round, part.route.as_str()), (1, "home"));
+    assert_eq!(
+        part.right_per_sec.len() as u64,
+        warmup.as_secs(),
+        "{}",
+        app.name
+    );
+    assert!(
+        part.right_per_sec.last().is_some_and(|&n| n > 0),
+        "{}: no right answer in the warm-up's last second: {:?}",
+        app.name,
+        part.right_per_sec
+    );
+    let chart = format!("warmup-{}.svg", app.name);
+    assert!(quick.dir.join(&chart).is_file(), "{chart}");
+    assert!(
+        quick
+            .report
+            .contains(&format!("### {}: start-up warm-up", app.name))
+            && quick.report.contains(&chart),
+        "{}: the warm-up is not in the report",
+        app.name
+    );
 }
