@@ -47,7 +47,7 @@ pub fn after_start(
     let addr = format!("127.0.0.1:{}", running.port);
     let mut parts = Vec::new();
     for route in reads {
-        let path = routes::path(route).unwrap_or("/");
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
         // The page as this app serves it (its parity gate has just passed); for a cached
         // route this also stores it.
         let url = running.url(path);

@@ -247,7 +247,7 @@ fn profile_one(
         ("DATABASE_URL", via_relay.as_str()),
         ("WORKERS", workers.as_str()),
     ];
-    let jvm = target.app.manifest.language.as_deref() == Some("java");
+    let jvm = target.app.is_java();
     if target.app.is_go() {
         env.push(("GODEBUG", "gctrace=1"));
     }

@@ -756,7 +756,10 @@ fn start_up_warmups(batch: &Batch, charts: &[Chart]) -> String {
             ]);
         }
         text.push_str(&format!(
-            "\n### {}: start-up warm-up\n\n{}{}",
+            "\n### {}: start-up warm-up\n\n{}The warm-up's load is the harness's closed-loop \
+             client, the measured runs' is the batch's load generator: a last second below the \
+             runs may be the two generators' difference as well as a runtime still getting \
+             faster, so read the curve's shape first (flat at its end: warm).\n\n{}",
             app.name,
             image(charts, &sweep_charts::start_up_warmup_file(&app.name)),
             table.to_markdown()

@@ -311,6 +311,11 @@ impl App {
         self.kind == Kind::Go
     }
 
+    /// An app whose manifest says it is written in Java: it runs on a JVM.
+    pub fn is_java(&self) -> bool {
+        self.manifest.language.as_deref() == Some("java")
+    }
+
     /// The resolved versions of the manifest's key packages (Cargo.lock, go.mod or the lock
     /// file of `[build]`), and for an app started by a command its runtime's version.
     pub fn versions(&self) -> Result<BTreeMap<String, String>> {
