@@ -56,3 +56,72 @@ fn another_database_is_refused() {
         "{out}"
     );
 }
+
+/// The blocks PostgreSQL touches to count the comments of the home page's posts, as the home
+/// page does (shared-sql's `COMMENT_COUNTS`): the plan's top node's `Buffers: shared hit=…
+/// read=…`.
+async fn home_comment_count_blocks(conn: &mut sqlx::PgConnection, posts: &[i32]) -> u64 {
+    let plan: Vec<String> = sqlx::query_scalar(&format!(
+        "EXPLAIN (ANALYZE, BUFFERS) {}",
+        shared_sql::COMMENT_COUNTS
+    ))
+    .bind(posts)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    let buffers = plan
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("Buffers: shared "))
+        .unwrap_or_else(|| panic!("no buffers in {plan:#?}"));
+    buffers
+        .split_whitespace()
+        .filter_map(|count| {
+            let (kind, blocks) = count.split_once('=')?;
+            ["hit", "read"]
+                .contains(&kind)
+                .then(|| blocks.parse::<u64>().unwrap())
+        })
+        .sum()
+}
+
+/// A write run adds tens of thousands of comments to the newest posts, which the home page
+/// counts the comments of; the reset after it must leave the table as loaded, not full of
+/// dead rows that the next home page pays for (as it did before the reset vacuumed).
+#[test]
+fn the_comment_reset_leaves_no_dead_rows_for_the_home_page() {
+    let _serial = common::serial();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = bench::stack::services::database_url();
+        let mut conn = seed::db::connect(&url).await.unwrap();
+        let posts: Vec<i32> = sqlx::query_scalar(&format!(
+            "SELECT id FROM ({}) home",
+            shared_sql::HOME_POSTS
+        ))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(posts.len(), 20);
+        sqlx::query(
+            "INSERT INTO comments (post_id, author_name, body, created_at) \
+             SELECT ($1::int4[])[1 + i % 20], 'load', 'a comment of a write run', now() \
+             FROM generate_series(1, 30000) i",
+        )
+        .bind(&posts)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        assert!(seed::db::reset(&mut conn).await.unwrap());
+        let after_reset = home_comment_count_blocks(&mut conn, &posts).await;
+        sqlx::raw_sql("VACUUM (ANALYZE) comments")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let as_loaded = home_comment_count_blocks(&mut conn, &posts).await;
+        assert!(
+            after_reset <= 2 * as_loaded,
+            "after the reset the home page's comment counts touched {after_reset} blocks, \
+             {as_loaded} once the table was vacuumed"
+        );
+    });
+}
