@@ -367,7 +367,7 @@ pub(crate) fn example_file(path: &str) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{Batch, example_file, median};
+    use super::{Batch, Run, example_file, median};
 
     /// The README's cached-detail sentence on docs/example-report-20261203071113: each app's
     /// ratio to its paired Go runs, rounded as the report rounds (min, median, max).
@@ -405,43 +405,78 @@ mod tests {
         }
     }
 
-    /// The README's ratios to Go for the first batch with Node.js and Python apps: the
-    /// median over the rounds, and the lowest and highest round.
+    /// The README's ratios to Go for the batch of the six camps: the median over the rounds,
+    /// and the lowest and highest round; and the home runs it leaves out.
     #[test]
     fn the_six_camp_batch_s_ratios() {
         let batch =
-            Batch::load(&example_file("example-report-20261204175548/results.json")).unwrap();
-        let ratios = |app: &str, route: &str| {
+            Batch::load(&example_file("example-report-20261204235200/results.json")).unwrap();
+        let route = |app: &str, route: &str| {
             let app = batch.apps.iter().find(|a| a.name == app).unwrap();
-            let route = app.routes.iter().find(|r| r.route == route).unwrap();
-            let ratios = route.ratios_to_pacer();
+            app.routes.iter().find(|r| r.route == route).unwrap().clone()
+        };
+        let ratios = |app: &str, name: &str| {
+            let ratios = route(app, name).ratios_to_pacer();
             let (median, _) = median(ratios.iter().copied()).unwrap();
             let low = ratios.iter().copied().fold(f64::MAX, f64::min);
             let high = ratios.iter().copied().fold(0.0, f64::max);
             [low, median, high].map(|r| (r * 100.0).round() / 100.0)
         };
-        assert_eq!(ratios("go", "detail"), [0.71, 1.01, 1.13]);
-        assert_eq!(ratios("fastify", "detail"), [0.89, 1.03, 1.19]);
-        assert_eq!(ratios("fastify", "cached-detail"), [1.05, 1.11, 1.26]);
-        assert_eq!(ratios("fastapi", "detail"), [0.45, 0.46, 0.58]);
-        assert_eq!(ratios("fastapi", "cached-detail"), [0.16, 0.16, 0.18]);
-        assert_eq!(ratios("axum-sqlx", "cached-detail"), [1.89, 2.22, 2.66]);
-        let fastapi = batch.apps.iter().find(|a| a.name == "fastapi").unwrap();
-        let compute = fastapi
-            .routes
-            .iter()
-            .find(|r| r.route == "compute")
-            .unwrap();
-        let waiting: Vec<&str> = compute
+        let table = [
+            ("go", [[1.01, 1.11, 1.12], [0.96, 1.01, 1.01], [0.99, 1.00, 1.00], [1.04, 1.06, 1.12], [0.88, 0.96, 1.11]]),
+            ("gin", [[1.09, 1.14, 1.17], [0.95, 1.00, 1.00], [0.97, 1.00, 1.02], [0.99, 1.01, 1.10], [0.86, 0.97, 1.04]]),
+            ("axum-sqlx", [[1.06, 1.30, 1.41], [2.11, 2.23, 2.41], [1.17, 1.17, 1.18], [0.93, 0.96, 0.97], [0.80, 1.05, 1.14]]),
+            ("actix-sqlx", [[1.14, 1.24, 1.39], [2.21, 2.32, 2.36], [1.17, 1.18, 1.18], [0.91, 0.91, 0.92], [1.11, 1.18, 1.39]]),
+            ("fastify", [[0.76, 0.77, 0.84], [1.08, 1.15, 1.19], [1.19, 1.21, 1.22], [0.92, 0.99, 1.08], [0.92, 0.99, 1.05]]),
+            ("fastapi", [[0.39, 0.42, 0.43], [0.15, 0.17, 0.19], [0.03, 0.03, 0.03], [0.45, 0.47, 0.50], [0.27, 0.31, 0.32]]),
+            ("spring-webflux", [[0.71, 0.76, 0.77], [0.69, 0.74, 0.81], [0.94, 0.98, 0.98], [0.39, 0.50, 0.55], [0.54, 0.65, 0.77]]),
+            ("laravel", [[0.09, 0.09, 0.11], [0.03, 0.03, 0.03], [0.15, 0.16, 0.17], [0.08, 0.09, 0.10], [0.05, 0.06, 0.07]]),
+        ];
+        let routes = ["detail", "cached-detail", "compute", "write", "mixed"];
+        for (app, row) in table {
+            for (name, cell) in routes.iter().zip(row) {
+                assert_eq!(ratios(app, name), cell, "{app} {name}");
+            }
+        }
+        // FastAPI's compute counted once; the other rounds held 31 and 33 connections.
+        let compute = route("fastapi", "compute");
+        let held: Vec<&str> = compute
             .runs
             .iter()
-            .map(|run| {
-                let reason = run.invalid_reason.as_deref().unwrap();
-                let at_most = &reason[reason.find("at most ").unwrap() + 8..];
-                &at_most[..at_most.find(' ').unwrap()]
+            .filter_map(|run| {
+                let reason = run.invalid_reason.as_deref()?;
+                let held = &reason[reason.find("held ").unwrap() + 5..];
+                Some(&held[..held.find(' ').unwrap()])
             })
             .collect();
-        assert_eq!(waiting, ["6", "25", "9"], "no compute run counted");
+        assert_eq!(held, ["31", "33"]);
+        // The home runs left out: each the first run of a visit, with PostgreSQL's CPU per
+        // page five to eight times the batch's median for the page.
+        let per_page = |run: &Run| run.postgres_cpu_percent / 100.0 * 1e6 / run.requests_per_sec;
+        let all: Vec<f64> = batch
+            .apps
+            .iter()
+            .flat_map(|app| &app.routes)
+            .filter(|r| r.route == "home")
+            .flat_map(|r| r.runs.iter().chain(&r.pacer_runs))
+            .map(per_page)
+            .collect();
+        let (typical, _) = median(all.iter().copied()).unwrap();
+        assert_eq!(typical.round(), 316.0);
+        let far_above: Vec<f64> = all.iter().copied().filter(|&v| v > 5.0 * typical).collect();
+        assert_eq!(far_above.len(), 3, "{far_above:?}");
+        for (app, round, ratio) in [
+            ("actix-sqlx", 2, 0.19),
+            ("fastify", 2, 0.20),
+            ("laravel", 1, 0.20),
+        ] {
+            let home = route(app, "home");
+            let run = home.runs.iter().find(|r| r.index == round).unwrap();
+            let pacer = home.pacer_runs.iter().find(|r| r.index == round).unwrap();
+            let measured = run.requests_per_sec / pacer.requests_per_sec;
+            assert_eq!((measured * 100.0).round() / 100.0, ratio, "{app}");
+            assert!(per_page(run) > 5.0 * typical, "{app}: {} µs", per_page(run));
+        }
     }
 
     #[test]
