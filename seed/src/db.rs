@@ -57,12 +57,10 @@ pub async fn checksum(conn: &mut PgConnection, data: &Dataset) -> Result<Option<
 
 /// Removes what the comments route added since the load (docs/spec.md §2): the comments
 /// with ids above the seeded ones, and the id sequence back to the last seeded id, so the
-/// next comment gets the same id on every run; then vacuums the table, so the next reader
-/// finds it as loaded. Without the vacuum, the tens of thousands of rows a write run adds
-/// and this deletes stay behind as dead index entries on the posts it wrote to, the newest,
-/// which every home page counts the comments of: until autovacuum came round, PostgreSQL
-/// spent up to ten times its usual CPU on each home page after a write run. `false` when
-/// the tables predate the comments' id sequence (a `load` is needed).
+/// next comment gets the same id on every run; then vacuums the table. Without the vacuum,
+/// the tens of thousands of rows a write run adds to the newest posts, deleted, stay as dead
+/// entries that every home page's comment count wades through until autovacuum comes round.
+/// `false` when the tables predate the comments' id sequence (a `load` is needed).
 pub async fn reset(conn: &mut PgConnection) -> Result<bool> {
     let sequence: Option<String> =
         sqlx::query_scalar("SELECT pg_get_serial_sequence('comments', 'id')")
