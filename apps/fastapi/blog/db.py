@@ -21,8 +21,16 @@ class DatabaseUnavailable(Exception):
 
 
 # What a database that is down, restarting or stalled raises: the server's errors, the
-# driver's (a connection closed under it), the socket's, and the acquire timeout.
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+# driver's (a connection closed under it; InternalClientError when it broke mid-operation,
+# "cannot switch to state …; another operation is in progress"), the socket's, and the
+# acquire timeout.
+_FAILURES = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    OSError,
+    TimeoutError,
+)
 
 
 class StaleConnection(Exception):
