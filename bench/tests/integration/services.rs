@@ -94,13 +94,11 @@ fn the_comment_reset_leaves_no_dead_rows_for_the_home_page() {
     runtime.block_on(async {
         let url = bench::stack::services::database_url();
         let mut conn = seed::db::connect(&url).await.unwrap();
-        let posts: Vec<i32> = sqlx::query_scalar(&format!(
-            "SELECT id FROM ({}) home",
-            shared_sql::HOME_POSTS
-        ))
-        .fetch_all(&mut conn)
-        .await
-        .unwrap();
+        let posts: Vec<i32> =
+            sqlx::query_scalar(&format!("SELECT id FROM ({}) home", shared_sql::HOME_POSTS))
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
         assert_eq!(posts.len(), 20);
         sqlx::query(
             "INSERT INTO comments (post_id, author_name, body, created_at) \
