@@ -22,7 +22,7 @@ BLOGBENCH := $(BUILD_DIR)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick sweep sweep-quick profile faults idioms test lint go-test apps-check cargo-test
+.PHONY: help services build tools up parity bench bench-quick null-check sweep sweep-quick profile faults idioms test lint go-test apps-check cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -32,6 +32,7 @@ help:
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 round, 1 s runs)"
+	@echo "make null-check      the A/A check: Go against two twins, 12 rounds; how often the method finds a difference where none is"
 	@echo "make sweep           latency at given rates, connection sweep, overload, 512 MiB limit (docs/spec.md §8), in results/"
 	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
@@ -67,6 +68,10 @@ bench: services tools
 
 bench-quick: services tools
 	$(BLOGBENCH) bench --quick
+
+# Go and two twins (the same program): every difference the report finds is false (docs/spec.md §5.12).
+null-check: services tools
+	$(BLOGBENCH) bench --apps go,go+TWIN=1,go+TWIN=2 --routes home,detail,cached-detail --rounds 12 --duration 5s --warmup 3s
 
 # Every app; under the 512 MiB cgroup also Go with its soft memory limit set (docs/spec.md §8.5).
 sweep: services tools

@@ -1,5 +1,5 @@
-//! The values the command line takes besides names: durations (`500ms`), sizes (`512MiB`)
-//! and per-route latency objectives (`detail=50ms`).
+//! The values the command line takes besides names: durations (`500ms`), sizes (`512MiB`),
+//! shares (`5%`) and per-route latency objectives (`detail=50ms`).
 
 use std::time::Duration;
 
@@ -53,6 +53,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Parses `5%` (or `0.05`) as 0.05; a share must lie above 0 and below 100 %.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    let bad = || format!("bad share {text:?} (e.g. 5%)");
+    let share = match text.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().map_err(|_| bad())? / 100.0,
+        None => text.parse::<f64>().map_err(|_| bad())?,
+    };
+    match share > 0.0 && share < 1.0 {
+        true => Ok(share),
+        false => Err(bad()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +88,8 @@ mod tests {
             Ok(("detail".to_owned(), Duration::from_millis(50)))
         );
         assert!(parse_slo("detail").is_err());
+        assert_eq!(parse_share("5%"), Ok(0.05));
+        assert_eq!(parse_share("0.1"), Ok(0.1));
+        assert!(parse_share("0%").is_err() && parse_share("five").is_err());
     }
 }

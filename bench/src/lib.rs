@@ -17,3 +17,4 @@ pub mod report;
 pub mod results;
 pub mod routes;
 pub mod stack;
+pub mod statistics;

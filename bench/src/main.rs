@@ -12,7 +12,7 @@
 //! ```
 
 use anyhow::{Context, Result, bail};
-use bench::cli_values::{parse_bytes, parse_duration, parse_slo};
+use bench::cli_values::{parse_bytes, parse_duration, parse_share, parse_slo};
 use bench::faults;
 use bench::idioms;
 use bench::load::loadgen::Loadgen;
@@ -373,7 +373,8 @@ impl CpuArgs {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Apps to benchmark, comma-separated, or `all`.
+    /// Apps to benchmark, comma-separated, or `all`; `name+KEY=VALUE` benchmarks the app with
+    /// that environment (`go,go+TWIN=1,go+TWIN=2`: Go against its twins, the A/A check).
     #[arg(
         long,
         visible_alias = "app",
@@ -397,9 +398,21 @@ struct BenchArgs {
     /// Length of each measured run (the app's, and the Go pacer's after it).
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     duration: Duration,
-    /// Rounds: each visits every app once (in a rotated order) and runs each route once.
+    /// Rounds: each visits every app once (in a shuffled order) and runs each route once.
     #[arg(long, visible_alias = "runs", default_value_t = 3)]
     rounds: u32,
+    /// After `--rounds`, add rounds for the app/route cells whose ratio to Go is not yet
+    /// known to this share (the 95 % interval's half width, e.g. `5%`), up to
+    /// `--max-rounds` (docs/spec.md §5.12).
+    #[arg(long, value_parser = parse_share)]
+    precision: Option<f64>,
+    /// The most rounds `--precision` may take.
+    #[arg(long, default_value_t = 12, requires = "precision")]
+    max_rounds: u32,
+    /// The seed of the visiting order (the apps' order in each round, and which side of each
+    /// pair runs first); recorded in the results. Default: drawn from the clock.
+    #[arg(long)]
+    seed: Option<u64>,
     /// The app's warm-up before each route's run.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     warmup: Duration,
@@ -537,6 +550,13 @@ fn list_apps() -> Result<()> {
     Ok(())
 }
 
+/// A seed nobody chose: the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64)
+}
+
 fn bench(args: BenchArgs) -> Result<bool> {
     let cpus = args.cpus.split()?;
     let (duration, warmup, pacer_warmup, rounds) = if args.quick {
@@ -548,13 +568,16 @@ fn bench(args: BenchArgs) -> Result<bool> {
     check_routes(&args.routes)?;
     args.loadgen.version()?;
     let options = batch::Options {
-        apps: selected(&args.apps, true)?,
+        apps: targets(&args.apps)?,
         routes: args.routes,
         connections: args.connections,
         duration,
         warmup,
         pacer_warmup,
         rounds,
+        precision: args.precision,
+        max_rounds: args.max_rounds,
+        order_seed: args.seed.unwrap_or_else(clock_seed),
         quick: args.quick,
         loadgen: args.loadgen,
         cpus,

@@ -41,6 +41,11 @@ impl Progress {
         }
     }
 
+    /// More steps than planned (a batch adding rounds).
+    pub fn add(&self, steps: u64) {
+        self.bar.inc_length(steps);
+    }
+
     pub fn inc(&self) {
         self.bar.inc(1);
     }

@@ -1,6 +1,7 @@
-//! The fair benchmark (docs/spec.md §5): rounds that each visit every app once, in a rotated
-//! order; per visit a fresh start, the parity gate, and per route a warm-up and a run, with
-//! a Go run on the same route right after it (the pacer); parity again after the load;
+//! The fair benchmark (docs/spec.md §5): rounds that each visit every app once, in a shuffled
+//! order; per visit a fresh start, the parity gate, and per route a warm-up and a run paired
+//! with a Go run on the same route just before or after it (the pacer); parity again after
+//! the load;
 //! `results/<batch>/results.json` saved after every run.
 
 use super::admission::{Expected, admission};
@@ -15,15 +16,20 @@ use crate::progress::Progress;
 use crate::results::sweep::CpuBusy;
 use crate::results::{
     AppResult, AppStatus, Batch, Ceilings, CpuSets, Pacer, Parity, RouteResult, Run, Settings,
+    Visit,
 };
 use crate::routes;
-use crate::stack::apps::{self, App};
+use crate::stack::apps::{self, App, Target};
 use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
 use crate::stack::page_cache;
 use crate::stack::processes::{local_ports, process_tree};
 use crate::stack::server::RunningApp;
 use crate::stack::services;
+use crate::statistics::RatioInterval;
 use anyhow::{Context, Result, bail, ensure};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use sqlx::PgConnection;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -32,7 +38,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct Options {
-    pub apps: Vec<App>,
+    /// Apps, or an app with extra environment (`go+GOGC=200`), under their labels.
+    pub apps: Vec<Target>,
     pub routes: Vec<String>,
     pub connections: u32,
     pub duration: Duration,
@@ -40,7 +47,14 @@ pub struct Options {
     /// The pacer's warm-up before each of its runs (it has been running since the batch
     /// started; this only moves it to the route).
     pub pacer_warmup: Duration,
+    /// The rounds every app and route runs.
     pub rounds: u32,
+    /// With a precision, rounds after `rounds` revisit the cells whose ratio to Go is not
+    /// yet known that closely ([`imprecise_routes`]), up to `max_rounds`.
+    pub precision: Option<f64>,
+    pub max_rounds: u32,
+    /// Draws the visiting order ([`VisitingOrder`]).
+    pub order_seed: u64,
     pub quick: bool,
     pub loadgen: Loadgen,
     pub cpus: CpuSplit,
@@ -65,6 +79,67 @@ const INHERITED_ENV: [&str; 6] = [
 /// runs first or last.
 pub fn rotated(count: usize, round: u32) -> impl Iterator<Item = usize> {
     (0..count).map(move |offset| (offset + round as usize - 1) % count)
+}
+
+/// A batch's visiting order (docs/spec.md §5.5), drawn round by round from a seed the
+/// batch records: the apps shuffled afresh in every round, and per app whether its Go runs
+/// come before its own in a visit: a coin flip for its first visit, then alternating, so each
+/// side of a pair runs first as often as the other over an even number of visits.
+/// Randomized interleaving (Abedi & Brecht 2017) instead of a fixed rotation, so no app
+/// always follows the same one and no order effect is built into every pair.
+pub struct VisitingOrder {
+    rng: ChaCha8Rng,
+    pacer_first_at_first_visit: Vec<bool>,
+    visits: Vec<u32>,
+}
+
+impl VisitingOrder {
+    pub fn new(apps: usize, seed: u64) -> VisitingOrder {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let pacer_first_at_first_visit = (0..apps).map(|_| rng.random()).collect();
+        VisitingOrder {
+            rng,
+            pacer_first_at_first_visit,
+            visits: vec![0; apps],
+        }
+    }
+
+    /// The next round's visits among `apps` (indices), in order, each with whether its Go
+    /// runs come first.
+    pub fn round(&mut self, apps: &[usize]) -> Vec<(usize, bool)> {
+        let mut apps = apps.to_vec();
+        apps.shuffle(&mut self.rng);
+        apps.into_iter()
+            .map(|app| {
+                let pacer_first =
+                    self.pacer_first_at_first_visit[app] ^ (self.visits[app] % 2 == 1);
+                self.visits[app] += 1;
+                (app, pacer_first)
+            })
+            .collect()
+    }
+}
+
+/// The routes on which some app's ratio to Go is not yet known to `precision` (docs/spec.md
+/// §5.12): no interval yet, or its half width above `precision` of its geometric mean. Every
+/// app runs such a route again, not only the imprecise ones: the paired test compares two
+/// apps over the rounds both have, and it cannot reach significance under 6 of them.
+pub fn imprecise_routes(apps: &[&AppResult], routes: &[String], precision: f64) -> Vec<String> {
+    routes
+        .iter()
+        .filter(|route| {
+            apps.iter().any(|app| {
+                let ratios = app
+                    .routes
+                    .iter()
+                    .find(|r| &r.route == *route)
+                    .map(RouteResult::ratios_to_pacer)
+                    .unwrap_or_default();
+                RatioInterval::of(&ratios).is_none_or(|i| i.relative_half_width() > precision)
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// What the harness sets for every app it loads (the same for the pacer), then what it
@@ -182,15 +257,51 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     cx.start_pacer()?;
     cx.baseline_connections = cx.blogbench_connections()?;
     cx.measure_ceilings(page_scripts)?;
-    'rounds: for round in 1..=options.rounds {
-        for index in rotated(options.apps.len(), round) {
+    let mut order = VisitingOrder::new(options.apps.len(), options.order_seed);
+    'rounds: for round in 1..=options.max_rounds.max(options.rounds) {
+        let running: Vec<&AppResult> = cx.batch.apps.iter().filter(|a| !a.failed()).collect();
+        let round_routes = match (round <= options.rounds, options.precision) {
+            (true, _) => options.routes.clone(),
+            (false, Some(precision)) => imprecise_routes(&running, &options.routes, precision),
+            (false, None) => Vec::new(),
+        };
+        let routes: Vec<Vec<String>> = cx
+            .batch
+            .apps
+            .iter()
+            .map(|app| match app.failed() {
+                true => Vec::new(),
+                false => round_routes.clone(),
+            })
+            .collect();
+        let apps: Vec<usize> = (0..routes.len())
+            .filter(|&i| !routes[i].is_empty())
+            .collect();
+        if apps.is_empty() {
+            break;
+        }
+        if round > options.rounds {
+            let runs: usize = apps.iter().map(|&i| routes[i].len() * 2).sum();
+            cx.progress.add(runs as u64);
+            cx.progress.say(format!(
+                "round {round}: {} not yet within ±{:.1} % for every app",
+                round_routes.join(", "),
+                options.precision.unwrap_or_default() * 100.0
+            ));
+        }
+        for (position, (index, pacer_first)) in (1..).zip(order.round(&apps)) {
             if interrupted.load(Ordering::SeqCst) {
                 break 'rounds;
             }
             if cx.batch.apps[index].failed() {
                 continue;
             }
-            if let Err(err) = cx.visit(index, round) {
+            cx.batch.apps[index].visits.push(Visit {
+                round,
+                position,
+                pacer_first,
+            });
+            if let Err(err) = cx.visit(index, round, pacer_first, &routes[index]) {
                 let stage = if interrupted.load(Ordering::SeqCst) {
                     "interrupted"
                 } else {
@@ -228,8 +339,8 @@ fn new_batch(
     let apps = options
         .apps
         .iter()
-        .map(|app| AppResult {
-            name: app.name.clone(),
+        .map(|Target { label, app, .. }| AppResult {
+            name: label.clone(),
             stack: app.manifest.stack.clone(),
             versions: app.versions().unwrap_or_default(),
             settings: Some(app.manifest.settings.clone()),
@@ -245,6 +356,7 @@ fn new_batch(
                 .collect(),
             routes: Vec::new(),
             start_up_warmups: Vec::new(),
+            visits: Vec::new(),
         })
         .collect();
     Ok(Batch {
@@ -266,6 +378,10 @@ fn new_batch(
             duration_secs: options.duration.as_secs_f64(),
             warmup_secs: options.warmup.as_secs_f64(),
             rounds: options.rounds,
+            precision: options.precision,
+            max_rounds: options.precision.map(|_| options.max_rounds),
+            precision_every_app: true,
+            order_seed: Some(options.order_seed),
             loadgen: options.loadgen.name().to_owned(),
             quick: options.quick,
             routes: options.routes.clone(),
@@ -414,19 +530,30 @@ impl Batcher<'_> {
         self.save()
     }
 
-    /// One app's turn in a round: start, parity gate, each route (app run, then the pacer's
-    /// run), parity again, stop.
-    fn visit(&mut self, index: usize, round: u32) -> Result<()> {
+    /// One app's turn in a round: start, parity gate, each of `routes` (the app's run and
+    /// the pacer's, the pacer's first when `pacer_first`), parity again, stop.
+    fn visit(
+        &mut self,
+        index: usize,
+        round: u32,
+        pacer_first: bool,
+        routes: &[String],
+    ) -> Result<()> {
         let options = self.options;
-        let app = &options.apps[index];
+        let Target {
+            label: name,
+            app,
+            env: extra_env,
+        } = &options.apps[index];
         if let Err(err) = app.ensure_built() {
             return self.fail(index, "build", &format!("{err:#}"));
         }
         // After an app that failed mid-visit, its connections may still be closing.
         self.wait_for_connection_baseline()?;
-        let label = format!("round {round}/{} · {}", options.rounds, app.name);
+        let label = format!("round {round} · {name}");
         self.progress.step(format!("{label} · starting"));
-        let env = self.app_env();
+        let mut env = self.app_env();
+        env.extend(extra_env.iter().cloned());
         self.batch.apps[index].env = env.clone();
         let running = match self.start(app, &env) {
             Ok(running) => running,
@@ -448,11 +575,11 @@ impl Batcher<'_> {
             ));
             let stem = self
                 .dir
-                .join(format!("raw/{}-start-up-warmup-round{round}", app.name));
+                .join(format!("raw/{name}-start-up-warmup-round{round}"));
             let parts = warmup::after_start(
                 &running,
                 warmup,
-                &options.routes,
+                routes,
                 options.connections,
                 options.cpus.load.len(),
                 round,
@@ -462,7 +589,7 @@ impl Batcher<'_> {
             self.save()?;
         }
 
-        for route in &options.routes {
+        for route in routes {
             if self.interrupted.load(Ordering::SeqCst) {
                 bail!("Ctrl-C during {route}");
             }
@@ -482,20 +609,32 @@ impl Batcher<'_> {
                 });
             }
 
-            self.progress.step(format!("{label} · {route}"));
-            let stem = format!("raw/{}-{route}-round{round}", app.name);
-            let run = self.measure(&running, route, round, options.warmup, &stem)?;
-            self.route_result(index, route).runs.push(run);
-            self.save()?;
-            self.progress.inc();
-
-            self.progress.step(format!("{label} · {route} · go pacer"));
-            let pacer = self.pacer.as_ref().context("the pacer is not running")?;
-            let stem = format!("{stem}-pacer");
-            let run = self.measure(pacer, route, round, options.pacer_warmup, &stem)?;
-            self.route_result(index, route).pacer_runs.push(run);
-            self.save()?;
-            self.progress.inc();
+            let sides = match pacer_first {
+                true => [Side::Pacer, Side::App],
+                false => [Side::App, Side::Pacer],
+            };
+            for side in sides {
+                let stem = format!("raw/{name}-{route}-round{round}");
+                let (target, warmup, stem) = match side {
+                    Side::App => {
+                        self.progress.step(format!("{label} · {route}"));
+                        (&running, options.warmup, stem)
+                    }
+                    Side::Pacer => {
+                        self.progress.step(format!("{label} · {route} · go pacer"));
+                        let pacer = self.pacer.as_ref().context("the pacer is not running")?;
+                        (pacer, options.pacer_warmup, format!("{stem}-pacer"))
+                    }
+                };
+                let run = self.measure(target, route, round, warmup, &stem)?;
+                let result = self.route_result(index, route);
+                match side {
+                    Side::App => result.runs.push(run),
+                    Side::Pacer => result.pacer_runs.push(run),
+                }
+                self.save()?;
+                self.progress.inc();
+            }
         }
 
         let after = self.parity_check(&running)?;
@@ -667,6 +806,13 @@ impl Batcher<'_> {
     }
 }
 
+/// The two runs of a pair.
+#[derive(Clone, Copy)]
+enum Side {
+    App,
+    Pacer,
+}
+
 /// A run's numbers, with whether it counts (docs/spec.md §5.6) and why not.
 fn admitted_run(
     round: u32,
@@ -706,4 +852,129 @@ fn first_line(text: &str) -> String {
 /// The folder results go to by default: `<workspace>/results`.
 pub fn default_results_dir() -> PathBuf {
     apps::workspace_dir().join("results")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_round_visits_its_apps_once_and_each_pair_alternates_its_first_side() {
+        let mut order = VisitingOrder::new(5, 7);
+        let all = [0, 1, 2, 3, 4];
+        let mut rounds: Vec<Vec<(usize, bool)>> = (0..6).map(|_| order.round(&all)).collect();
+        // A later round of only some apps: each still alternates from its own last visit.
+        rounds.push(order.round(&[1, 3]));
+        for round in &rounds[..6] {
+            let mut apps: Vec<usize> = round.iter().map(|(app, _)| *app).collect();
+            apps.sort_unstable();
+            assert_eq!(apps, all);
+        }
+        for app in all {
+            let firsts: Vec<bool> = rounds
+                .iter()
+                .filter_map(|round| round.iter().find(|(a, _)| *a == app).map(|v| v.1))
+                .collect();
+            assert!(firsts.windows(2).all(|w| w[0] != w[1]), "{firsts:?}");
+        }
+        // The seed gives the order back; the rounds are not one rotation.
+        let mut again = VisitingOrder::new(5, 7);
+        assert_eq!(
+            (0..6).map(|_| again.round(&all)).collect::<Vec<_>>(),
+            rounds[..6]
+        );
+        let drawn: Vec<Vec<usize>> = rounds[..6]
+            .iter()
+            .map(|round| round.iter().map(|(app, _)| *app).collect())
+            .collect();
+        let rotations: Vec<Vec<usize>> = (1..=6).map(|round| rotated(5, round).collect()).collect();
+        assert_ne!(drawn, rotations);
+        let mut other = VisitingOrder::new(5, 8);
+        assert_ne!(
+            (0..6).map(|_| other.round(&all)).collect::<Vec<_>>(),
+            rounds[..6]
+        );
+    }
+
+    fn app_with_ratios(ratios: &[(&str, &[f64])]) -> AppResult {
+        let run = |index: u32, requests_per_sec: f64| Run {
+            index,
+            requests: 0,
+            requests_per_sec,
+            latency_ms: Default::default(),
+            status_codes: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            connections: 50,
+            body_bytes: None,
+            wrong_length: None,
+            valid: true,
+            invalid_reason: None,
+            app_cpu_percent: 0.0,
+            app_rss_max_mib: 0.0,
+            postgres_cpu_percent: 0.0,
+            redis_cpu_percent: 0.0,
+            raw_output: String::new(),
+            stale_reads: None,
+            cpu_busy: None,
+        };
+        AppResult {
+            name: "app".to_owned(),
+            stack: String::new(),
+            versions: BTreeMap::new(),
+            settings: None,
+            env: BTreeMap::new(),
+            status: AppStatus::Ok,
+            parity: None,
+            parity_after_load: None,
+            deviations: Vec::new(),
+            routes: ratios
+                .iter()
+                .map(|(route, ratios)| RouteResult {
+                    route: (*route).to_owned(),
+                    path: String::new(),
+                    expected_bytes: None,
+                    runs: (1..)
+                        .zip(ratios.iter())
+                        .map(|(i, r)| run(i, 1000.0 * r))
+                        .collect(),
+                    pacer_runs: (1..)
+                        .zip(ratios.iter())
+                        .map(|(i, _)| run(i, 1000.0))
+                        .collect(),
+                })
+                .collect(),
+            start_up_warmups: Vec::new(),
+            visits: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn rounds_go_on_for_the_routes_not_yet_known_to_the_precision() {
+        let app = app_with_ratios(&[
+            // Three rounds within 1 %: the interval's half width is about 2.5 %.
+            ("home", &[1.00, 1.01, 0.99]),
+            // Spread by a quarter: nowhere near ±5 %.
+            ("detail", &[1.0, 1.25, 0.8]),
+            // One round: no interval yet.
+            ("tag", &[1.1]),
+            ("compute", &[1.00, 1.01, 0.99]),
+        ]);
+        let routes: Vec<String> = ["home", "detail", "tag", "compute", "write"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            imprecise_routes(&[&app], &routes, 0.05),
+            ["detail", "tag", "write"]
+        );
+        assert_eq!(imprecise_routes(&[&app], &routes, 0.02), routes);
+        // One app still imprecise on compute: every app runs it again.
+        let other = app_with_ratios(&[
+            ("home", &[1.00, 1.01, 0.99]),
+            ("compute", &[1.0, 1.25, 0.8]),
+        ]);
+        assert_eq!(
+            imprecise_routes(&[&app, &other], &routes, 0.05),
+            ["detail", "tag", "compute", "write"]
+        );
+    }
 }

@@ -1,10 +1,12 @@
 //! CPU and memory of the app (its whole process tree), PostgreSQL and Redis during a run,
-//! sampled from `/proc` five times a second, and the connections the app held.
+//! sampled from `/proc` five times a second, the connections the app held, and what the
+//! machine took besides: steal time and involuntary context switches.
 
-use crate::results::sweep::CpuBusy;
+use crate::results::sweep::{CpuBusy, Taken};
 use crate::stack::cpus::CpuSplit;
 use crate::stack::processes::{
-    HandshakeTrouble, clock_ticks, cpu_times, pids_named, port_connections, process_tree, stat,
+    CpuTime, HandshakeTrouble, clock_ticks, context_switches, cpu_times, pids_named,
+    port_connections, process_tree, stat,
 };
 use std::ops::Range;
 use std::sync::Arc;
@@ -33,6 +35,12 @@ pub struct Usage {
     pub seconds: f64,
     /// Per CPU (by number), the share of its time that was not idle while the sampler ran.
     pub cpu_busy: Vec<f64>,
+    /// Per CPU (by number), the share of its time the hypervisor stole.
+    pub cpu_steal: Vec<f64>,
+    /// Involuntary context switches per second of the app's processes, and of PostgreSQL's
+    /// and Redis's together.
+    pub involuntary_switches_app: f64,
+    pub involuntary_switches_services: f64,
 }
 
 impl Usage {
@@ -56,22 +64,32 @@ impl Usage {
     /// How busy the split's app CPUs and its services' and generator's CPUs were; `None`
     /// when `/proc/stat` had neither.
     pub fn cpu_busy(&self, cpus: &CpuSplit) -> Option<CpuBusy> {
-        let app = self.busy(&cpus.app)?;
-        let services_and_load = self.busy(&cpus.services_and_load())?;
+        let services_and_load = cpus.services_and_load();
         Some(CpuBusy {
-            app,
-            services_and_load,
+            app: self.busy(&cpus.app)?,
+            services_and_load: self.busy(&services_and_load)?,
+            taken: Some(Taken {
+                steal_app: mean_of(&self.cpu_steal, &cpus.app)?,
+                steal_services_and_load: mean_of(&self.cpu_steal, &services_and_load)?,
+                involuntary_switches_app: self.involuntary_switches_app,
+                involuntary_switches_services: self.involuntary_switches_services,
+            }),
         })
     }
 
     /// The mean busy share of `cpus`; `None` when `/proc/stat` had none of them.
     pub fn busy(&self, cpus: &[usize]) -> Option<f64> {
-        let shares: Vec<f64> = cpus
-            .iter()
-            .filter_map(|&cpu| self.cpu_busy.get(cpu).copied())
-            .collect();
-        (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
+        mean_of(&self.cpu_busy, cpus)
     }
+}
+
+/// The mean of `per_cpu` over `cpus`; `None` when it has none of them.
+fn mean_of(per_cpu: &[f64], cpus: &[usize]) -> Option<f64> {
+    let shares: Vec<f64> = cpus
+        .iter()
+        .filter_map(|&cpu| per_cpu.get(cpu).copied())
+        .collect();
+    (!shares.is_empty()).then(|| shares.iter().sum::<f64>() / shares.len() as f64)
 }
 
 pub struct Sampler {
@@ -134,11 +152,18 @@ fn sample(
             pids_named("redis-server"),
         ]
     };
+    let involuntary = |pids: &[u32]| pids.iter().map(|&pid| context_switches(pid).1).sum::<u64>();
     let started = Instant::now();
     let first_cpus = cpu_times();
     let first_trouble = HandshakeTrouble::now();
-    let first = groups().map(|pids| cpu_ticks(&pids));
+    let first_groups = groups();
+    let first = first_groups.clone().map(|pids| cpu_ticks(&pids));
+    let first_switches = [
+        involuntary(&first_groups[0]),
+        involuntary(&first_groups[1]) + involuntary(&first_groups[2]),
+    ];
     let mut last = first;
+    let mut last_switches = first_switches;
     let mut usage = Usage::default();
     let mut connections_min: Option<u32> = None;
     let mut connections_most = 0;
@@ -159,8 +184,16 @@ fn sample(
             }
         }
         let now = [&tree, &postgres, &redis].map(|pids| cpu_ticks(pids));
-        // A process that exited takes its ticks with it; keep the highest total seen.
+        let switches_now = [
+            involuntary(&tree),
+            involuntary(&postgres) + involuntary(&redis),
+        ];
+        // A process that exited takes its ticks and switches with it; keep the highest
+        // totals seen.
         for (l, n) in last.iter_mut().zip(now) {
+            *l = (*l).max(n);
+        }
+        for (l, n) in last_switches.iter_mut().zip(switches_now) {
             *l = (*l).max(n);
         }
         if stop.load(Ordering::SeqCst) {
@@ -169,15 +202,23 @@ fn sample(
         std::thread::sleep(INTERVAL);
     }
     usage.handshake_trouble = HandshakeTrouble::now().since(first_trouble);
-    usage.cpu_busy = cpu_times()
-        .iter()
-        .zip(&first_cpus)
-        .map(|(now, then)| {
-            let total = now.total.saturating_sub(then.total);
-            now.busy.saturating_sub(then.busy) as f64 / total.max(1) as f64
-        })
-        .collect();
+    let cpus_now = cpu_times();
+    let share = |part: fn(&CpuTime) -> u64| -> Vec<f64> {
+        cpus_now
+            .iter()
+            .zip(&first_cpus)
+            .map(|(now, then)| {
+                let total = now.total.saturating_sub(then.total);
+                part(now).saturating_sub(part(then)) as f64 / total.max(1) as f64
+            })
+            .collect()
+    };
+    usage.cpu_busy = share(|time| time.busy);
+    usage.cpu_steal = share(|time| time.steal);
     let seconds = started.elapsed().as_secs_f64().max(1e-3);
+    let per_second = |i: usize| last_switches[i].saturating_sub(first_switches[i]) as f64 / seconds;
+    usage.involuntary_switches_app = per_second(0);
+    usage.involuntary_switches_services = per_second(1);
     let percent = |i: usize| (last[i] - first[i]) as f64 / ticks_per_sec / seconds * 100.0;
     usage.app_cpu_percent = percent(0);
     usage.postgres_cpu_percent = percent(1);

@@ -25,9 +25,9 @@ use super::warmup;
 use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::sweep::{
-    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, ConnectionLevel, CpuBusy, GeneratorCeiling,
-    Ladder, MemoryLimited, Overload, OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep,
-    SweepSettings, generator_late, recovered_after_secs,
+    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, ConnectionLevel, CpuBusy, Floor,
+    GeneratorCeiling, Ladder, MemoryLimited, Overload, OverloadPlan, OverloadSecond, RatePoint,
+    RouteSweep, Sweep, SweepSettings, generator_late, recovered_after_secs,
 };
 use crate::results::{CpuSets, Latency, write_atomically};
 use crate::routes;
@@ -157,6 +157,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         },
         settings: settings(options, open_files_limit),
         generator_ceiling: None,
+        floor: Vec::new(),
         apps: Vec::new(),
     };
     let reference = {
@@ -181,6 +182,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
     'passes: for pass in [Pass::ClosedLoop, Pass::Ladders, Pass::Overload] {
         for round in 1..=options.rounds {
+            if pass == Pass::Ladders {
+                sweeper.measure_floor(round)?;
+            }
             for index in rotated(options.targets.len(), round) {
                 if interrupted.load(Ordering::SeqCst) {
                     break 'passes;
@@ -259,7 +263,8 @@ fn steps(options: &Options) -> u64 {
     };
     let per_round = options.routes.len() * ladder + 1;
     let per_app = options.rounds as usize * per_round + levels + memory;
-    (1 + options.targets.len() * per_app + options.memory_variants.len() * memory) as u64
+    let floor = options.rounds as usize * options.routes.len() * options.common_fractions.len();
+    (1 + floor + options.targets.len() * per_app + options.memory_variants.len() * memory) as u64
 }
 
 /// Sets the open-file limit to its hard limit (the app inherits it): the connection sweep
@@ -300,6 +305,13 @@ struct RoutePage {
     route: String,
     path: &'static str,
     page: Arc<Vec<u8>>,
+}
+
+/// The process an open-loop run loads, and its loopback port.
+#[derive(Clone, Copy)]
+struct Served {
+    pid: u32,
+    port: u16,
 }
 
 impl Sweeper<'_> {
@@ -367,6 +379,56 @@ impl Sweeper<'_> {
             .say(format!("generator ceiling: {per_sec:.0} req/s"));
         self.progress.inc();
         self.save()
+    }
+
+    /// A round's latency floor (docs/spec.md §8.9): per route, the static server on the app's
+    /// CPUs with a page of the route's size, at each of the common rates.
+    fn measure_floor(&mut self, round: u32) -> Result<()> {
+        let options = self.options;
+        for route in &options.routes {
+            let Some(go_max) = self.sweep.apps[0]
+                .routes
+                .iter()
+                .find(|r| &r.route == route && r.closed_loop_counted())
+                .map(|r| r.closed_loop_per_sec)
+            else {
+                continue;
+            };
+            let bytes = self.route_page(route)?.page.len();
+            let (server, addr) = StaticServer::start(&options.cpus.app, bytes)?;
+            let page = RoutePage {
+                route: route.clone(),
+                path: "/",
+                page: Arc::new(vec![b'x'; bytes]),
+            };
+            let port = addr.rsplit(':').next().unwrap_or_default().parse()?;
+            let served = Served {
+                pid: server.pid(),
+                port,
+            };
+            for &fraction in &options.common_fractions {
+                self.check_interrupted()?;
+                let rate = (go_max * fraction).round().max(1.0);
+                let percent = (fraction * 100.0).round();
+                self.progress.step(format!(
+                    "round {round} · the machine's floor · {route} · {rate:.0} req/s"
+                ));
+                let stem = format!("raw/floor-{route}-common-{percent:03}-r{round}");
+                let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
+                match self.sweep.floor.iter_mut().find(|f| &f.route == route) {
+                    Some(floor) => floor.runs.push(point),
+                    None => self.sweep.floor.push(Floor {
+                        route: route.clone(),
+                        body_bytes: bytes,
+                        runs: vec![point],
+                    }),
+                }
+                self.progress.inc();
+            }
+            drop(server);
+            self.save()?;
+        }
+        Ok(())
     }
 
     /// The harness's environment, then the target's own.
@@ -589,7 +651,12 @@ impl Sweeper<'_> {
                         target.label,
                         ladder.name()
                     );
-                    let point = self.rate_point(&running, &page, round, rate, fraction, &stem)?;
+                    prepare_cache(&running, &page)?;
+                    let served = Served {
+                        pid: running.pid(),
+                        port: running.port,
+                    };
+                    let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
                     // A generator-late run says nothing of the app either way.
                     failing_in_a_row =
                         match (point.generator_late, point.valid && !point.fell_behind()) {
@@ -721,7 +788,7 @@ impl Sweeper<'_> {
     /// its histogram saved as `<stem>.hlog`.
     fn rate_point(
         &self,
-        running: &RunningApp,
+        server: Served,
         page: &RoutePage,
         round: u32,
         rate: f64,
@@ -729,14 +796,13 @@ impl Sweeper<'_> {
         stem: &str,
     ) -> Result<RatePoint> {
         let options = self.options;
-        prepare_cache(running, page)?;
-        let addr = format!("127.0.0.1:{}", running.port);
+        let addr = format!("127.0.0.1:{}", server.port);
         let plan = options.plan(options.warmup, vec![phase(rate, options.run)]);
         let mut sampler = None;
         let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || {
             sampler = Some(Sampler::start(
-                running.pid(),
-                running.port,
+                server.pid,
+                server.port,
                 measured_window(options.run),
             ));
         })?;
@@ -971,8 +1037,9 @@ fn rate_point(
         latency_ms(&open_loop::latency_less_generator_histogram(&run.records));
     let connection_wait = latency_ms(&open_loop::connection_wait_histogram(&run.records));
     let answers = answers(run.records.iter().map(|r| r.answer));
-    let per_request =
-        |percent: f64| percent / 100.0 * usage.seconds * 1e6 / (run.completed.max(1) as f64);
+    let per_request = |percent: f64| {
+        (run.completed > 0).then(|| percent / 100.0 * usage.seconds * 1e6 / run.completed as f64)
+    };
     let mut reasons = Vec::new();
     let bookkeeping = bookkeeping_error(run);
     reasons.extend(bookkeeping.clone());

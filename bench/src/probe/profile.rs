@@ -20,7 +20,7 @@ use crate::stack::apps;
 pub use crate::stack::apps::Target;
 use crate::stack::cpus::{CpuSplit, PinnedServices, pin_process};
 use crate::stack::page_cache;
-use crate::stack::processes::{clock_ticks, pids_named, process_tree, stat};
+use crate::stack::processes::{clock_ticks, context_switches, pids_named, process_tree, stat};
 use crate::stack::server::RunningApp;
 use crate::stack::services;
 use anyhow::{Context, Result, bail, ensure};
@@ -203,28 +203,6 @@ pub fn parse_commandstats(info: &str) -> BTreeMap<String, u64> {
         })
         .filter(|(name, _)| name != "info")
         .collect()
-}
-
-/// Voluntary and involuntary context switches over every thread of `pid`.
-fn context_switches(pid: u32) -> (u64, u64) {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return (0, 0);
-    };
-    let mut totals = (0, 0);
-    for task in tasks.flatten() {
-        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
-            continue;
-        };
-        for line in status.lines() {
-            let value = |prefix: &str| line.strip_prefix(prefix)?.trim().parse::<u64>().ok();
-            if let Some(n) = value("voluntary_ctxt_switches:") {
-                totals.0 += n;
-            } else if let Some(n) = value("nonvoluntary_ctxt_switches:") {
-                totals.1 += n;
-            }
-        }
-    }
-    totals
 }
 
 fn profile_one(

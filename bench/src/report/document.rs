@@ -7,31 +7,42 @@ use super::numbers;
 use super::outcome::{self, Measured, Summary};
 use super::routes::{self, Group};
 use super::sweep_charts;
-use crate::results::sweep::SERVICE_BOUND_BUSY;
+use super::verdicts::{NullCheck, Ranked, RouteVerdicts};
+use crate::results::sweep::{SERVICE_BOUND_BUSY, STEAL_MARK, Taken};
 use crate::results::{AppResult, AppStatus, Batch, Ceiling, CpuSets, Machine, Parity, Run, median};
+use crate::statistics::{self, RatioInterval, Verdict};
 use std::collections::BTreeMap;
 
 /// The report; `idioms` is the section on the newest idioms page, shown after the
-/// throughput.
-pub fn markdown(batch: &Batch, charts: &[Chart], idioms: &str) -> String {
-    let columns = routes::columns(batch);
+/// throughput; `verdicts` are the batch's, judged over `columns` (the routes it reports).
+pub fn markdown(
+    batch: &Batch,
+    columns: &[String],
+    verdicts: &[RouteVerdicts],
+    charts: &[Chart],
+    idioms: &str,
+) -> String {
     [
         header(batch),
-        ratio_to_go(batch, &columns),
-        summaries(batch, &columns),
-        drift(batch, &columns),
+        ratio_to_go(batch, columns),
+        summaries(columns, verdicts),
+        null_check(batch, verdicts),
+        drift(batch, columns),
         how_to_read(batch),
         apps(batch),
-        requests(batch, &columns, charts),
+        requests(batch, columns, charts),
         idioms.to_owned(),
-        latency(batch, &columns, charts),
-        memory_and_cpu(batch, &columns, charts),
-        ceilings(batch, &columns),
+        latency(batch, columns, charts),
+        memory_and_cpu(batch, columns, charts),
+        ceilings(batch, columns),
         app_settings(batch, charts),
         deviations(batch),
         versions(batch),
         failures(batch),
     ]
+    .into_iter()
+    .filter(|section| !section.is_empty())
+    .collect::<Vec<_>>()
     .join("\n")
 }
 
@@ -52,10 +63,14 @@ fn header(batch: &Batch) -> String {
     let pacer = match &batch.pacer {
         Some(pacer) => format!(
             "the Go reference ({}) on the app CPUs; per route a {} s warm-up, then one {} s run \
-             after each app run; environment {}",
+             {} each app run; environment {}",
             pacer.app,
             pacer.warmup_secs,
             settings.duration_secs,
+            match settings.order_seed {
+                Some(_) => "before or after",
+                None => "after",
+            },
             environment(&pacer.env)
         ),
         None => "none: this batch ran no paired Go runs".to_owned(),
@@ -83,6 +98,7 @@ fn header(batch: &Batch) -> String {
                 settings.rounds, settings.warmup_secs, settings.duration_secs
             ),
         ),
+        ("order", visiting_order(settings.order_seed)),
         ("pacer", pacer),
         ("routes", settings.routes.join(", ")),
         ("tools", tools.join(" · ")),
@@ -97,6 +113,19 @@ fn header(batch: &Batch) -> String {
         table.to_markdown(),
         code_block("sh", &batch.command)
     )
+}
+
+/// How the batch ordered its visits and pairs (docs/spec.md §5.5).
+fn visiting_order(seed: Option<u64>) -> String {
+    match seed {
+        Some(seed) => format!(
+            "apps shuffled in every round, each app's pairs alternating which side runs \
+             first (seed {seed}; `blogbench bench --seed {seed}` draws the same order)"
+        ),
+        None => "rotated by one app per round, the app's run before its Go run in every pair \
+                 (before seeded orders)"
+            .to_owned(),
+    }
 }
 
 /// The setup rows every report starts with: the machine, its kernel, the CPU sets and
@@ -142,18 +171,30 @@ fn is_go_reference(batch: &Batch, app: &AppResult) -> bool {
     app.name == reference
 }
 
-/// `2.00× (1.90–2.10)`, with the rounds counted when not all of them paired.
-fn ratio_cell(ratio: &Summary) -> String {
+/// `2.00× (1.90–2.10; CI 1.75–2.28)`: the median, the rounds' range and the 95 % confidence
+/// interval of the geometric mean, with the rounds counted when not all of them paired or
+/// when the batch asked for a `precision`, and whether the interval reached it.
+fn ratio_cell(ratio: &Summary, interval: Option<&RatioInterval>, precision: Option<f64>) -> String {
     let mut notes = Vec::new();
     if ratio.valid > 1 {
         notes.push(format!("{:.2}–{:.2}", ratio.min, ratio.max));
+    }
+    if let Some(interval) = interval {
+        notes.push(format!("CI {:.2}–{:.2}", interval.low, interval.high));
     }
     if ratio.valid < ratio.runs {
         notes.push(format!("{}/{} rounds", ratio.valid, ratio.runs));
     } else if ratio.valid == 1 {
         notes.push("1 round".to_owned());
+    } else if precision.is_some() {
+        notes.push(format!("{} rounds", ratio.valid));
     }
-    format!("{} ({})", numbers::times(ratio.median), notes.join(", "))
+    if let Some(precision) = precision
+        && !interval.is_some_and(|i| i.relative_half_width() <= precision)
+    {
+        notes.push(format!("not within ±{}", numbers::percent(precision)));
+    }
+    format!("{} ({})", numbers::times(ratio.median), notes.join("; "))
 }
 
 fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
@@ -168,16 +209,45 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
         let mut row = vec![name];
         row.extend(columns.iter().map(|route| {
             let service_bound = outcome::route(app, route).is_ok_and(|m| m.mostly_service_bound());
+            let stolen = outcome::route(app, route).is_ok_and(|m| m.any_run_stolen());
             outcome::ratio_to_go(app, route).map_or_else(
                 |missing| missing.long(),
-                |ratio| match service_bound {
-                    true => format!("{} ‡", ratio_cell(&ratio)),
-                    false => ratio_cell(&ratio),
+                |ratio| {
+                    let interval = app
+                        .routes
+                        .iter()
+                        .find(|r| &r.route == route)
+                        .and_then(|r| RatioInterval::of(&r.ratios_to_pacer()));
+                    let cell = ratio_cell(&ratio, interval.as_ref(), batch.settings.precision);
+                    let marks = [(service_bound, " ‡"), (stolen, " §")]
+                        .into_iter()
+                        .filter_map(|(marked, mark)| marked.then_some(mark))
+                        .collect::<String>();
+                    format!("{cell}{marks}")
                 },
             )
         }));
         table.row(row);
     }
+    let precision = match (batch.settings.precision, batch.settings.max_rounds) {
+        (Some(precision), Some(max_rounds)) => {
+            let band = numbers::percent(precision);
+            let revisited = match batch.settings.precision_every_app {
+                true => format!(
+                    "the routes where some app's interval was wider than ±{band}, every app \
+                     running them"
+                ),
+                false => format!("only the app/route cells whose interval was wider than ±{band}"),
+            };
+            format!(
+                " After {} rounds, rounds went on for {revisited}, up to {max_rounds}: each \
+                 cell says how many rounds it took, and \"not within\" where its interval \
+                 never got that narrow.",
+                batch.settings.rounds,
+            )
+        }
+        _ => String::new(),
+    };
     let (warmup, without_pacer) = match &batch.pacer {
         Some(pacer) => (
             format!(" after its own {} s warm-up", pacer.warmup_secs),
@@ -190,125 +260,134 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
     };
     format!(
         "## Ratio to Go\n\n\
-         Each app run was paired with a run of the Go reference on the same route, seconds later \
-         and on the same CPUs: the pacer, a second Go process started once per batch, idle while \
-         the app is loaded, and run for as long as the app{warmup}. A cell is app req/s ÷ Go \
-         req/s, the median over the rounds in which both runs counted, then the min–max of those \
-         rounds' ratios. Whatever drifts between rounds moves both runs of a pair, so it cancels \
-         in the ratio. Above 1.00× the app served more requests per second than Go. The Go \
+         Each app run was paired with a run of the Go reference on the same route, seconds \
+         before or after it and on the same CPUs: the pacer, a second Go process started once \
+         per batch, idle while the app is loaded, and run for as long as the app{warmup}. A \
+         cell is app req/s ÷ Go req/s, the median over the rounds in which both runs counted, \
+         then the min–max of those rounds' ratios, then the 95 % confidence interval of their \
+         geometric mean (CI, docs/spec.md §5.12; none over a single round). Whatever drifts \
+         between rounds moves both runs of a pair, so it cancels in the ratio. Above 1.00× the app served more requests per second than Go. The Go \
          reference's own row pairs two identical programs: its distance from 1.00× is the \
          method's noise floor. ‡: most of the app's valid runs had the CPUs PostgreSQL, Redis \
          and the load generator share at least {busy} busy, so those set the pace of the \
-         pair, not only the app.{without_pacer}\n\n{}",
+         pair, not only the app. §: in at least one of the cell's runs, the app's or Go's, the \
+         hypervisor stole more than {steal} of a CPU set's time.{precision}{without_pacer}\n\n{}",
         table.to_markdown(),
         busy = numbers::share(SERVICE_BOUND_BUSY),
+        steal = numbers::percent(STEAL_MARK),
     )
 }
 
-/// What a route's leader is ranked by: the same measure for every app that has a number.
-enum Measure {
-    RatioToGo,
-    RequestsPerSec,
-}
-
-/// One paragraph per route group: who leads each route, by how much over the second, and
-/// whether the runs' ranges tell them apart.
-fn summaries(batch: &Batch, columns: &[String]) -> String {
+/// One paragraph per route group: per route, the apps in tiers (docs/spec.md §5.12), every
+/// route's pairs judged together.
+fn summaries(columns: &[String], verdicts: &[RouteVerdicts]) -> String {
     let paragraphs: Vec<String> = Group::ALL
         .into_iter()
         .filter_map(|group| {
             let group_routes = routes::in_group(columns, group);
-            if group_routes.is_empty() {
-                return None;
-            }
-            let sentences: Vec<String> = group_routes
+            let sentences: Vec<String> = verdicts
                 .iter()
-                .map(|route| route_summary(batch, route))
+                .filter(|v| group_routes.iter().any(|r| r == v.route))
+                .map(route_summary)
                 .collect();
-            Some(format!("**{}.** {}", group.title(), sentences.join(" ")))
+            (!sentences.is_empty())
+                .then(|| format!("**{}.** {}", group.title(), sentences.join(" ")))
         })
         .collect();
     format!(
         "## In short\n\n\
-         Per route, the app that leads by ratio to Go (by median req/s where an app has no \
-         valid pair), its margin over the second, and whether the two ranges overlap.\n\n{}\n",
-        paragraphs.join("\n\n")
+         Per route, the apps in tiers, highest ratio to Go first (the geometric mean of the \
+         rounds' ratios, with its 95 % confidence interval). Two apps are told apart when the \
+         paired signed-rank test over their common rounds is a discovery at a {fdr} false \
+         discovery rate over all of this batch's comparisons (Benjamini–Hochberg) and the 95 % \
+         interval of their ratio lies wholly on one side of 1; they tie when that interval lies \
+         within ±{band}. A new tier starts at the first app its tier's leader is told apart \
+         from. Under 6 common rounds the test cannot tell two apps apart, so no claim is made \
+         (docs/spec.md §5.12).\n\n{}\n",
+        paragraphs.join("\n\n"),
+        fdr = numbers::share(statistics::FALSE_DISCOVERY_RATE),
+        band = numbers::share(statistics::TIE_BAND),
     )
 }
 
-fn route_summary(batch: &Batch, route: &str) -> String {
-    let measured: Vec<(&AppResult, Measured)> = batch
-        .apps
-        .iter()
-        .filter_map(|app| Some((app, outcome::route(app, route).ok()?)))
-        .collect();
-    let ratios: Vec<Option<Summary>> = measured
-        .iter()
-        .map(|(app, _)| outcome::ratio_to_go(app, route).ok())
-        .collect();
-    let measure = if ratios.iter().all(Option::is_some) {
-        Measure::RatioToGo
-    } else {
-        Measure::RequestsPerSec
+/// For a batch of Go and its twins only: how often the method found a difference where
+/// there is none.
+fn null_check(batch: &Batch, verdicts: &[RouteVerdicts]) -> String {
+    let Some(check) = NullCheck::of(batch, verdicts) else {
+        return String::new();
     };
-    let mut ranked: Vec<(&str, Summary)> = measured
-        .iter()
-        .zip(ratios)
-        .map(|((app, route), ratio)| {
-            let summary = match measure {
-                Measure::RatioToGo => ratio.expect("every app has a ratio"),
-                Measure::RequestsPerSec => route.summary(|r| r.requests_per_sec),
-            };
-            (app.name.as_str(), summary)
-        })
-        .collect();
-    ranked.sort_by(|a, b| b.1.median.total_cmp(&a.1.median));
-    let shown = |summary: &Summary| match measure {
-        Measure::RatioToGo => ratio_cell(summary),
-        Measure::RequestsPerSec => format!(
-            "{} req/s ({}–{})",
-            numbers::per_sec(summary.median),
-            numbers::per_sec(summary.min),
-            numbers::per_sec(summary.max)
+    let share = |count: usize, of: usize| match of {
+        0 => "—".to_owned(),
+        _ => numbers::percent(count as f64 / of as f64),
+    };
+    format!(
+        "## The A/A check\n\n\
+         Every app of this batch is the Go reference under another label, so every difference \
+         found is false (docs/spec.md §5.12). {} of {} intervals of a ratio to Go exclude 1 \
+         ({}; a calibrated 95 % interval does so in 5 % of cases, more here when the pairs \
+         have an order effect); {} of {} pairs were told apart ({}; the verdicts allow a \
+         {} false discovery rate).\n",
+        check.excluding_one,
+        check.intervals,
+        share(check.excluding_one, check.intervals),
+        check.told_apart,
+        check.pairs,
+        share(check.told_apart, check.pairs),
+        numbers::share(statistics::FALSE_DISCOVERY_RATE),
+    )
+}
+
+fn route_summary(verdicts: &RouteVerdicts) -> String {
+    let route = escape(verdicts.route);
+    let shown = |ranked: &Ranked| match &ranked.interval {
+        Some(interval) => format!(
+            "{} {} (CI {:.2}–{:.2})",
+            escape(ranked.app),
+            numbers::times(ranked.geometric_mean),
+            interval.low,
+            interval.high
+        ),
+        None => format!(
+            "{} {} (1 round)",
+            escape(ranked.app),
+            numbers::times(ranked.geometric_mean)
         ),
     };
-    let route = match measure {
-        Measure::RatioToGo => escape(route),
-        Measure::RequestsPerSec => format!(
-            "{}, by median req/s as not every app has a paired Go run",
-            escape(route)
-        ),
-    };
-    match ranked.as_slice() {
-        [] => format!("{route}: no app has a valid run."),
-        [(only, summary)] => format!(
-            "{route}: only {} has a number, {}.",
-            escape(only),
-            shown(summary)
-        ),
-        [(first, lead), (second, next), ..] => {
-            let verdict = if lead.valid < 2 || next.valid < 2 {
-                "one round is too few to tell a difference from the machine's noise"
-            } else if lead.overlaps(next) {
-                "the ranges overlap: within the runs' spread, not a measured difference"
-            } else {
-                "the ranges do not overlap: a measured difference"
-            };
-            let margin = if next.median > 0.0 {
-                format!(
-                    "{} above",
-                    numbers::percent(lead.median / next.median - 1.0)
-                )
-            } else {
-                "ahead of".to_owned()
+    match (verdicts.apps.as_slice(), verdicts.tiers.as_slice()) {
+        ([], _) => format!("{route}: no app has a paired round."),
+        ([only], _) => format!("{route}: only {} has a paired round.", shown(only)),
+        (apps, [_]) => {
+            let ties = verdicts
+                .judged
+                .iter()
+                .filter(|j| j.verdict == Verdict::Tie)
+                .count();
+            let ties = match ties {
+                0 => String::new(),
+                n => format!(" ({n} of the pairs tie)"),
             };
             format!(
-                "{route}: {} leads at {}, {margin} {} at {}; {verdict}.",
-                escape(first),
-                shown(lead),
-                escape(second),
-                shown(next)
+                "{route}: one tier, no two of the {} apps told apart over {} common rounds{ties}; \
+                 highest {}.",
+                apps.len(),
+                verdicts.fewest_common_rounds().unwrap_or(0),
+                shown(&apps[0]),
             )
+        }
+        (_, tiers) => {
+            let tiers: Vec<String> = tiers
+                .iter()
+                .enumerate()
+                .map(|(i, tier)| {
+                    let apps: Vec<String> = tier
+                        .iter()
+                        .filter_map(|app| verdicts.apps.iter().find(|r| r.app == *app))
+                        .map(&shown)
+                        .collect();
+                    format!("tier {}: {}", i + 1, apps.join(", "))
+                })
+                .collect();
+            format!("{route}: {}.", tiers.join("; "))
         }
     }
 }
@@ -357,8 +436,40 @@ fn drift(batch: &Batch, columns: &[String]) -> String {
          over the whole batch (every app's pairs together), in req/s; spread = (max − min) / \
          median. The ratios above cancel this drift pair by pair; the req/s tables below do not, \
          so a difference between apps there smaller than the route's spread is not a measured \
-         difference.\n\n{}",
-        table.to_markdown()
+         difference.\n\n{}\n{}\n",
+        table.to_markdown(),
+        steal(batch)
+    )
+}
+
+/// The most steal time any run of the batch saw (docs/spec.md §5.6), and how many runs
+/// passed the mark.
+fn steal(batch: &Batch) -> String {
+    let taken: Vec<(&Taken, bool)> = batch
+        .apps
+        .iter()
+        .flat_map(|app| &app.routes)
+        .flat_map(|route| route.runs.iter().chain(&route.pacer_runs))
+        .filter_map(|run| {
+            let busy = run.cpu_busy.as_ref()?;
+            Some((busy.taken.as_ref()?, busy.stolen()))
+        })
+        .collect();
+    if taken.is_empty() {
+        return "Steal time: not recorded in this batch (it predates the measurement).".to_owned();
+    }
+    let most = taken
+        .iter()
+        .map(|(t, _)| t.steal_app.max(t.steal_services_and_load))
+        .fold(0.0, f64::max);
+    let marked = taken.iter().filter(|(_, stolen)| *stolen).count();
+    format!(
+        "Steal time (the hypervisor running something else on this machine's virtual CPUs): at \
+         most {} of a CPU set's time in any of the {} runs; {marked} above the {} mark (§ in \
+         the ratio table).",
+        numbers::percent(most),
+        taken.len(),
+        numbers::percent(STEAL_MARK)
     )
 }
 

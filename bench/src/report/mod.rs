@@ -1,6 +1,7 @@
 //! The report of a batch (`report.md`, `report.html`, `*.svg`), built from its
-//! `results.json` alone (and the summary of the newest idioms page), the comparison of two
-//! batches, the reliability table of a faults run (`reliability.md`, from its
+//! `results.json` alone (and the summary of the newest idioms page) with `verdicts.json`, the
+//! statistics behind its claims; the comparison of two batches, the reliability table of a
+//! faults run (`reliability.md`, from its
 //! `faults.json`), the report of a sweep (`sweep.md`, `sweep.html`, `sweep-*.svg`, from its
 //! `sweep.json`), and the idioms page (`idioms.md`, `idioms.html`, from its `idioms.json`).
 
@@ -17,6 +18,7 @@ mod reliability;
 mod routes;
 mod sweep;
 mod sweep_charts;
+mod verdicts;
 
 pub use compare::{BAND, Comparison, differences};
 
@@ -46,7 +48,9 @@ pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path
     let batch = Batch::load(&dir.join("results.json"))?;
     let charts = charts::all(&batch)?;
     let idioms = idioms_section(dir, idioms_root);
-    let mut markdown = document::markdown(&batch, &charts, &idioms);
+    let columns = routes::columns(&batch);
+    let verdicts = verdicts::of(&batch, &columns);
+    let mut markdown = document::markdown(&batch, &columns, &verdicts, &charts, &idioms);
     if let Some(profiles_dir) = profiles {
         let id = profiles_dir
             .file_name()
@@ -65,10 +69,13 @@ pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path
     }
     write_atomically(&dir.join("report.md"), markdown.as_bytes())?;
     write_atomically(&dir.join("report.html"), html.as_bytes())?;
+    let verdicts = serde_json::to_vec_pretty(&verdicts)?;
+    write_atomically(&dir.join(verdicts::FILE), &verdicts)?;
     let files: Vec<&str> = charts.iter().map(|c| c.file_name.as_str()).collect();
     println!(
-        "report: wrote {}: report.md, report.html, {}",
+        "report: wrote {}: report.md, report.html, {}, {}",
         dir.display(),
+        verdicts::FILE,
         files.join(", ")
     );
     Ok(())

@@ -14,12 +14,14 @@ use crate::results::sweep::{
 };
 use crate::results::{Latency, median};
 use crate::stack::apps::GO;
+use crate::statistics::RatioInterval;
 use std::collections::BTreeMap;
 
 pub fn markdown(sweep: &Sweep, charts: &[Chart]) -> String {
     [
         header(sweep),
         max_rates(sweep),
+        machine_floor(sweep),
         equal_load(sweep),
         latency_against_throughput(sweep, charts),
         connections(sweep, charts),
@@ -269,7 +271,14 @@ fn max_rates(sweep: &Sweep) -> String {
         let mut max_row = vec![app.label.clone()];
         let mut closed_loop_row = vec![app.label.clone()];
         for route in routes {
-            max_row.push(max_rate_cell(app, go, route, sweep.settings.rounds));
+            let machine_bound_from = sweep.machine_bound_from(route);
+            max_row.push(max_rate_cell(
+                app,
+                go,
+                route,
+                sweep.settings.rounds,
+                machine_bound_from,
+            ));
             closed_loop_row.push(find_route(app, route).map_or_else(
                 || "—".to_owned(),
                 |r| closed_loop_cell(r, sweep.settings.rounds),
@@ -284,7 +293,9 @@ fn max_rates(sweep: &Sweep) -> String {
          in parentheses the ratio to Go's, to one decimal, and the next rate up, which was \
          not sustained: the app's own max lies between the two, so it is known only to the \
          ladders' step (10–25 %); then each round's own highest held rate in round \
-         order (how far one round can mislead); \"n lower missed\": that many lower rates \
+         order (how far one round can mislead) and the 95 % confidence interval of their \
+         geometric mean (over the rounds that sustained a rate; docs/spec.md §5.12); \
+         \"n lower missed\": that many lower rates \
          were not sustained (a stall sank runs, or the app has a bad patch below its max: see \
          the latency chart). \"none\": no rate was sustained; \"—\": the route was not \
          measured (see *Failures*). † or ‡ is the mark of the rate that set the max (the \
@@ -292,7 +303,9 @@ fn max_rates(sweep: &Sweep) -> String {
          ran client-bound (†) or service-bound (‡), so the limit may not be the app's and the \
          max is a floor (≥); ◊: a round of it was generator-late (the generator's own \
          lateness could have decided the run, which then counted neither way), so the max \
-         is a floor too.\n\n{}\n\
+         is a floor too; ⊥: at that rate the machine itself, a static page server in the \
+         app's place, did not sustain the SLO (*The machine's floor*): machine-bound, the \
+         max a floor as well.\n\n{}\n\
          The closed-loop max each app's own ladder is a fraction of (Go's is the common \
          ladder's), req/s: the median of the rounds whose run counted, then each round's (a \
          run that does not count is listed under *Failures*).\n\n{}",
@@ -302,8 +315,14 @@ fn max_rates(sweep: &Sweep) -> String {
 }
 
 /// `≥ 4,500 ‡ (1.12×; rounds 4,500 / 6,000 / 2,000; 1 lower missed)`, `none (rounds …)`,
-/// or `—`.
-fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32) -> String {
+/// or `—`; `machine_bound_from`: the lowest rate the machine's floor did not sustain.
+fn max_rate_cell(
+    app: &AppSweep,
+    go: Option<&AppSweep>,
+    route: &str,
+    rounds: u32,
+    machine_bound_from: Option<f64>,
+) -> String {
     let Some(measured) = find_route(app, route).filter(|r| !ladder(r).is_empty()) else {
         return "—".to_owned();
     };
@@ -315,6 +334,9 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
         let mut marks = bound_marks(rung.median_run());
         if rung.generator_late() > 0 {
             marks.push_str(" ◊");
+        }
+        if machine_bound_from.is_some_and(|from| rung.target_per_sec >= from) {
+            marks.push_str(" ⊥");
         }
         marks
     });
@@ -338,12 +360,23 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
         None => format!("none{marks}"),
     };
     if rounds > 1 {
-        let each: Vec<String> = measured
-            .max_sustainable_by_round(rounds)
-            .into_iter()
+        let by_round = measured.max_sustainable_by_round(rounds);
+        let each: Vec<String> = by_round
+            .iter()
             .map(|max| max.map_or_else(|| "none".to_owned(), numbers::per_sec))
             .collect();
         notes.push(format!("rounds {}", each.join(" / ")));
+        // Rounds that all found the same rung say nothing the rounds do not: no interval.
+        let maxima: Vec<f64> = by_round.into_iter().flatten().collect();
+        if let Some(interval) =
+            RatioInterval::of(&maxima).filter(|i| i.relative_half_width() > 1e-9)
+        {
+            notes.push(format!(
+                "CI {}–{}",
+                numbers::per_sec(interval.low),
+                numbers::per_sec(interval.high)
+            ));
+        }
     }
     let misses = measured.misses_below_max(rounds);
     if misses > 0 {
@@ -353,6 +386,80 @@ fn max_rate_cell(app: &AppSweep, go: Option<&AppSweep>, route: &str, rounds: u32
         cell.push_str(&format!(" ({})", notes.join("; ")));
     }
     cell
+}
+
+/// Per route and common rate, the static server's p99 beside each app's (docs/spec.md §8.9):
+/// the tail the machine adds whatever the app.
+fn machine_floor(sweep: &Sweep) -> String {
+    let mut text = "## The machine's floor\n\n".to_owned();
+    if sweep.floor.is_empty() {
+        text.push_str("This sweep did not measure the machine's floor.\n");
+        return text;
+    }
+    let rounds = sweep.settings.rounds;
+    text.push_str(
+        "In every round, before the apps, a static page server (the generator ceiling's) ran \
+         in the app's place, on the app's CPUs, with a page of the route's size, loaded open \
+         loop at each common rate as the apps were. Its p99 is the tail this machine adds \
+         to any app here: the generator, the kernel and the scheduler, with no framework, \
+         database or cache. Per rate, the floor's p99 (its median round, then the lowest and \
+         highest of the rounds) and the rounds it held the SLO in; then each app's p99 in its \
+         median round. A rate the floor did not sustain is machine-bound for every app: a \
+         miss there says nothing of the app.\n\n",
+    );
+    for floor in &sweep.floor {
+        let mut table = Table::new(
+            ["rate", "machine floor"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain(sweep.apps.iter().map(|app| app.label.clone())),
+        )
+        .numbers(0..);
+        for rung in floor.rungs() {
+            let (low, high) = rung.p99_range();
+            let mut row = vec![
+                format!(
+                    "{} ({}× Go's max)",
+                    numbers::per_sec(rung.target_per_sec),
+                    rung.fraction
+                ),
+                format!(
+                    "{} ({}–{}), held {} of {rounds}",
+                    numbers::ms(rung.median_run().latency_ms.p99),
+                    numbers::ms(low),
+                    numbers::ms(high),
+                    rung.held()
+                ),
+            ];
+            for app in &sweep.apps {
+                let p99 = find_route(app, &floor.route)
+                    .and_then(|route| {
+                        route.rungs().into_iter().find(|r| {
+                            r.ladder == Ladder::Common && r.target_per_sec == rung.target_per_sec
+                        })
+                    })
+                    .map_or_else(
+                        || "—".to_owned(),
+                        |r| numbers::ms(r.median_run().latency_ms.p99),
+                    );
+                row.push(p99);
+            }
+            table.row(row);
+        }
+        text.push_str(&format!(
+            "### {}, p99 ms\n\n{}\n",
+            route_with_slo(sweep, &floor.route),
+            table.to_markdown()
+        ));
+        if let Some(from) = floor.machine_bound_from(rounds) {
+            text.push_str(&format!(
+                "From {} req/s the floor itself did not sustain the SLO: every app's run there \
+                 is machine-bound (⊥).\n\n",
+                numbers::per_sec(from)
+            ));
+        }
+    }
+    text
 }
 
 /// `4,200 (3,900 / not counted / 4,800)`: the median of the rounds that counted, then each
@@ -401,7 +508,8 @@ fn equal_load(sweep: &Sweep) -> String {
     };
     text.push_str(&format!(
         "Every app at the same rate, {fraction} × Go's closed-loop max on the route, its \
-         median round: its latency (p99 with the lowest and highest of the rounds), the CPU \
+         median round: its latency (p99 with the lowest and highest of the rounds, and the \
+         95 % confidence interval of their geometric mean, docs/spec.md §5.12), the CPU \
          time per request of the app, PostgreSQL and Redis (µs: the median of the rounds, \
          then their lowest and highest), and the app's peak memory. Delivered is the share of \
          the requests sent answered right by the SLO after the run's end. Two parts of the latency \
@@ -467,15 +575,17 @@ fn equal_load(sweep: &Sweep) -> String {
             };
             let p = rung.median_run();
             let (low, high) = rung.p99_range();
-            let p99 = if rung.runs.len() > 1 {
-                format!(
-                    "{} ({}–{})",
+            let p99s: Vec<f64> = rung.runs.iter().map(|run| run.latency_ms.p99).collect();
+            let p99 = match RatioInterval::of(&p99s) {
+                Some(interval) => format!(
+                    "{} ({}–{}; CI {}–{})",
                     numbers::ms(p.latency_ms.p99),
                     numbers::ms(low),
-                    numbers::ms(high)
-                )
-            } else {
-                numbers::ms(p.latency_ms.p99)
+                    numbers::ms(high),
+                    numbers::ms(interval.low),
+                    numbers::ms(interval.high)
+                ),
+                None => numbers::ms(p.latency_ms.p99),
             };
             let generator_p99 = |latency: Option<&Latency>| {
                 latency.map_or("—".to_owned(), |latency| numbers::ms(latency.p99))
@@ -511,9 +621,15 @@ fn equal_load(sweep: &Sweep) -> String {
 
 /// CPU µs per request over the rounds: the median, then the lowest and highest, in whole µs.
 /// Finer would be noise: one clock tick (10 ms) is 1.6 µs a request in a 3 s run at
-/// 2,000 req/s, and rounds differ by tens of percent on a shared machine.
-fn cpu_over_rounds(rung: &Rung<'_>, cost: impl Fn(&RatePoint) -> f64) -> String {
-    let costs: Vec<f64> = rung.runs.iter().map(|run| cost(run)).collect();
+/// 2,000 req/s, and rounds differ by tens of percent on a shared machine. A run that answered
+/// nothing has no cost per request (older sweep files store its whole CPU time there).
+fn cpu_over_rounds(rung: &Rung<'_>, cost: impl Fn(&RatePoint) -> Option<f64>) -> String {
+    let costs: Vec<f64> = rung
+        .runs
+        .iter()
+        .filter(|run| run.completed > 0)
+        .filter_map(|run| cost(run))
+        .collect();
     let Some((median, n)) = median(costs.iter().copied()) else {
         return "—".to_owned();
     };
@@ -891,7 +1007,35 @@ fn raw_data(sweep: &Sweep) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::equal_load_fraction;
+    use super::{cpu_over_rounds, equal_load_fraction};
+    use crate::results::sweep::{Ladder, Sweep};
+    use std::path::Path;
+
+    /// FastAPI and Laravel answered nothing in some runs at half Go's cached-detail max in
+    /// docs/example-sweep-20261205010548, whose file stored those runs' whole CPU time as
+    /// their cost per request.
+    #[test]
+    fn a_run_that_answered_nothing_has_no_cost_per_request() {
+        let sweep =
+            Sweep::load(Path::new("../docs/example-sweep-20261205010548/sweep.json")).unwrap();
+        let cost_at_half = |label: &str| {
+            let app = sweep.apps.iter().find(|a| a.label == label).unwrap();
+            let route = app
+                .routes
+                .iter()
+                .find(|r| r.route == "cached-detail")
+                .unwrap();
+            let rungs = route.rungs();
+            let rung = rungs
+                .iter()
+                .find(|r| r.ladder == Ladder::Common && r.target_per_sec == 11_761.0)
+                .unwrap();
+            cpu_over_rounds(rung, |run| run.app_cpu_us_per_request)
+        };
+        assert_eq!(cost_at_half("fastapi"), "558");
+        assert_eq!(cost_at_half("laravel"), "—");
+        assert_eq!(cost_at_half("go"), "66 (66–68)");
+    }
 
     #[test]
     fn equal_load_is_at_half_or_else_the_middle_common_rate() {

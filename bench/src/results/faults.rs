@@ -190,4 +190,69 @@ mod tests {
         );
         assert_eq!(range, (8.0, 8.1));
     }
+
+    /// The README's sentences on the six camps' faults run and FastAPI's rerun.
+    #[test]
+    fn the_six_camps_faults_runs() {
+        let answered = |run: &FaultsRun, label: &str, fault: &str, answer: &str| {
+            let app = run.apps.iter().find(|a| a.label == label).unwrap();
+            let fault = app.faults.iter().find(|f| f.fault == fault).unwrap();
+            fault.answers.get(answer).copied().unwrap_or(0)
+        };
+        let six =
+            FaultsRun::load(&example_file("example-faults-20261205004639/faults.json")).unwrap();
+        assert!(six.apps.iter().all(|app| app.survived));
+        let lost: u64 = six
+            .apps
+            .iter()
+            .flat_map(|app| &app.faults)
+            .filter_map(|fault| fault.comments_lost)
+            .sum();
+        assert_eq!(lost, 0);
+        let broke: Vec<&str> = six
+            .apps
+            .iter()
+            .filter(|app| app.faults.iter().any(|f| !f.problems.is_empty()))
+            .map(|app| app.label.as_str())
+            .collect();
+        assert_eq!(broke, ["fastapi"]);
+        assert_eq!(answered(&six, "fastapi", "postgres restart", "500"), 5);
+        assert_eq!(
+            answered(&six, "fastapi", "postgres restart during write", "500"),
+            1
+        );
+        let stall_503s: Vec<(&str, u64)> = six
+            .apps
+            .iter()
+            .map(|app| {
+                let label = app.label.as_str();
+                (label, answered(&six, label, "database stall 8 s", "503"))
+            })
+            .collect();
+        assert_eq!(
+            stall_503s,
+            [
+                ("go", 0),
+                ("gin", 0),
+                ("axum-sqlx", 68),
+                ("actix-sqlx", 68),
+                ("fastify", 68),
+                ("fastapi", 68),
+                ("spring-webflux", 68),
+                ("laravel", 0)
+            ]
+        );
+        let rerun =
+            FaultsRun::load(&example_file("example-faults-20261205035816/faults.json")).unwrap();
+        assert!(rerun.problems().is_empty(), "{:?}", rerun.problems());
+        let fastapi = rerun.apps.iter().find(|a| a.label == "fastapi").unwrap();
+        let mut kinds: Vec<&str> = fastapi
+            .faults
+            .iter()
+            .flat_map(|f| f.answers.keys().map(String::as_str))
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds, ["200", "303", "503"]);
+    }
 }

@@ -72,10 +72,25 @@ pub struct Settings {
     pub connections: u32,
     pub duration_secs: f64,
     pub warmup_secs: f64,
-    /// Rounds: each visits every app once and runs each route once (batches from before
-    /// rounds called it runs per route).
+    /// Rounds every app and route ran: each visits every app once and runs each route once
+    /// (batches from before rounds called it runs per route).
     #[serde(alias = "runs")]
     pub rounds: u32,
+    /// The seed the visiting order was drawn from (batches from before it visited the apps
+    /// in a rotated order, each app's run before its Go run).
+    #[serde(default)]
+    pub order_seed: Option<u64>,
+    /// With a precision (a fraction, 0.05 for ±5 %), rounds after `rounds` revisited the
+    /// routes on which some app's ratio to Go was not yet known that closely, up to
+    /// `max_rounds`.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    #[serde(default)]
+    pub max_rounds: Option<u32>,
+    /// Whether every app ran a revisited route (false: batches that revisited only the
+    /// imprecise app/route cells, which left the others' pairs with fewer common rounds).
+    #[serde(default)]
+    pub precision_every_app: bool,
     pub loadgen: String,
     pub quick: bool,
     pub routes: Vec<String>,
@@ -139,6 +154,19 @@ pub struct AppResult {
     /// measured run: a part per route, per round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub start_up_warmups: Vec<StartUpWarmup>,
+    /// The app's visits, in the batch's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visits: Vec<Visit>,
+}
+
+/// When an app was visited, and which side of its pairs ran first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Visit {
+    pub round: u32,
+    /// Its place in the round's order (from 1).
+    pub position: u32,
+    /// The Go run of each pair came before the app's.
+    pub pacer_first: bool,
 }
 
 /// One route's part of an app's start-up warm-up in one round.
@@ -251,6 +279,14 @@ impl RouteResult {
 
     /// App ÷ pacer req/s for each round where both runs counted.
     pub fn ratios_to_pacer(&self) -> Vec<f64> {
+        self.ratios_to_pacer_by_round()
+            .into_iter()
+            .map(|(_, ratio)| ratio)
+            .collect()
+    }
+
+    /// (round, app ÷ pacer req/s) for each round where both runs counted.
+    pub fn ratios_to_pacer_by_round(&self) -> Vec<(u32, f64)> {
         self.valid_runs()
             .filter_map(|run| {
                 let pacer = self
@@ -258,7 +294,7 @@ impl RouteResult {
                     .iter()
                     .find(|p| p.index == run.index && p.valid)?;
                 (pacer.requests_per_sec > 0.0)
-                    .then(|| run.requests_per_sec / pacer.requests_per_sec)
+                    .then(|| (run.index, run.requests_per_sec / pacer.requests_per_sec))
             })
             .collect()
     }

@@ -22,6 +22,10 @@ pub struct Sweep {
     pub settings: SweepSettings,
     /// The open-loop generator's own ceiling; `None` until measured.
     pub generator_ceiling: Option<GeneratorCeiling>,
+    /// The machine's latency floor per route (none in sweeps recorded before it was
+    /// measured).
+    #[serde(default)]
+    pub floor: Vec<Floor>,
     pub apps: Vec<AppSweep>,
 }
 
@@ -217,9 +221,10 @@ pub struct RatePoint {
     /// 200s whose body was not the parity page.
     pub wrong_bodies: u64,
     pub connections_opened: u32,
-    pub app_cpu_us_per_request: f64,
-    pub postgres_cpu_us_per_request: f64,
-    pub redis_cpu_us_per_request: f64,
+    /// CPU time per answered request; none when no request was answered.
+    pub app_cpu_us_per_request: Option<f64>,
+    pub postgres_cpu_us_per_request: Option<f64>,
+    pub redis_cpu_us_per_request: Option<f64>,
     pub app_rss_max_mib: f64,
     /// How busy the pinned CPU sets were during the run (none in sweeps recorded before it
     /// was).
@@ -261,9 +266,33 @@ pub struct CpuBusy {
     pub app: f64,
     /// The services' and the load generator's CPUs (one CPU on a 2-core machine).
     pub services_and_load: f64,
+    /// The machine's own share of the run (none in runs recorded before it was measured).
+    #[serde(default)]
+    pub taken: Option<Taken>,
 }
 
+/// What the machine took from a run besides its load (docs/spec.md §5.6): the hypervisor's
+/// steal time on each CPU set (a share of its time), and how often per second the kernel
+/// preempted the app's processes and PostgreSQL's and Redis's (involuntary context switches).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Taken {
+    pub steal_app: f64,
+    pub steal_services_and_load: f64,
+    pub involuntary_switches_app: f64,
+    pub involuntary_switches_services: f64,
+}
+
+/// Steal above this share of a CPU set's time marks a run: the hypervisor, not the run's
+/// load, took a visible part of it.
+pub const STEAL_MARK: f64 = 0.02;
+
 impl CpuBusy {
+    /// Either CPU set lost more than [`STEAL_MARK`] of its time to steal.
+    pub fn stolen(&self) -> bool {
+        self.taken
+            .is_some_and(|t| t.steal_app.max(t.steal_services_and_load) > STEAL_MARK)
+    }
+
     /// The services' and the generator's CPUs were at least [`SERVICE_BOUND_BUSY`] busy: they
     /// set the pace there, not only the app.
     pub fn service_bound(&self) -> bool {
@@ -470,6 +499,54 @@ pub struct OverloadSecond {
     pub p99_ms: f64,
 }
 
+/// Runs grouped by ladder and rate, each group in the order its first run came.
+fn rungs_of<'a>(runs: impl Iterator<Item = (Ladder, &'a RatePoint)>) -> Vec<Rung<'a>> {
+    let mut rungs: Vec<Rung<'a>> = Vec::new();
+    for (ladder, point) in runs {
+        match rungs
+            .iter_mut()
+            .find(|r| r.ladder == ladder && r.target_per_sec == point.target_per_sec)
+        {
+            Some(rung) => rung.runs.push(point),
+            None => rungs.push(Rung {
+                ladder,
+                target_per_sec: point.target_per_sec,
+                fraction: point.fraction,
+                runs: vec![point],
+            }),
+        }
+    }
+    rungs
+}
+
+/// The machine's latency floor on a route (docs/spec.md §8.9): a static server on the app's
+/// CPUs, serving a page of the route's size, loaded open loop at each common rate in every
+/// round, as the apps are. What it cannot hold, no app here could.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Floor {
+    pub route: String,
+    pub body_bytes: usize,
+    /// Every round's runs at the common rates, in the order they ran.
+    pub runs: Vec<RatePoint>,
+}
+
+impl Floor {
+    /// Its rates, each with every round's run.
+    pub fn rungs(&self) -> Vec<Rung<'_>> {
+        rungs_of(self.runs.iter().map(|p| (Ladder::Common, p)))
+    }
+
+    /// The lowest rate the floor did not sustain over `rounds`: from there up, every app's
+    /// run is machine-bound. `None` when it sustained every rate.
+    pub fn machine_bound_from(&self, rounds: u32) -> Option<f64> {
+        self.rungs()
+            .iter()
+            .filter(|rung| !rung.sustained(rounds))
+            .map(|rung| rung.target_per_sec)
+            .min_by(f64::total_cmp)
+    }
+}
+
 impl RouteSweep {
     /// Every run of both ladders, every round's, with its ladder.
     pub fn runs(&self) -> impl Iterator<Item = (Ladder, &RatePoint)> {
@@ -480,22 +557,7 @@ impl RouteSweep {
     /// The rates of both ladders, common first, each in the order its first round ran them,
     /// with every round's run.
     pub fn rungs(&self) -> Vec<Rung<'_>> {
-        let mut rungs: Vec<Rung<'_>> = Vec::new();
-        for (ladder, point) in self.runs() {
-            match rungs
-                .iter_mut()
-                .find(|r| r.ladder == ladder && r.target_per_sec == point.target_per_sec)
-            {
-                Some(rung) => rung.runs.push(point),
-                None => rungs.push(Rung {
-                    ladder,
-                    target_per_sec: point.target_per_sec,
-                    fraction: point.fraction,
-                    runs: vec![point],
-                }),
-            }
-        }
-        rungs
+        rungs_of(self.runs())
     }
 
     /// The highest rate of either ladder sustained in more than half of `rounds`.
@@ -576,6 +638,13 @@ impl Sweep {
         read_json(path)
     }
 
+    /// The lowest rate on `route` from which every app's runs are machine-bound
+    /// ([`Floor::machine_bound_from`]); `None` without a floor or below it.
+    pub fn machine_bound_from(&self, route: &str) -> Option<f64> {
+        let floor = self.floor.iter().find(|floor| floor.route == route)?;
+        floor.machine_bound_from(self.settings.rounds)
+    }
+
     /// Writes `sweep.json` in `dir` atomically.
     pub fn save(&self, dir: &Path) -> Result<()> {
         write_json(&dir.join("sweep.json"), self)
@@ -619,6 +688,16 @@ impl Sweep {
                 }
             }
         }
+        for floor in &self.floor {
+            for point in &floor.runs {
+                if let Some(error) = &point.bookkeeping {
+                    problems.push(format!(
+                        "the machine's floor on {} at {:.0}/s, round {}: {error}",
+                        floor.route, point.target_per_sec, point.round
+                    ));
+                }
+            }
+        }
         problems
     }
 }
@@ -655,9 +734,9 @@ mod tests {
             answers: BTreeMap::new(),
             wrong_bodies: 0,
             connections_opened: 0,
-            app_cpu_us_per_request: 0.0,
-            postgres_cpu_us_per_request: 0.0,
-            redis_cpu_us_per_request: 0.0,
+            app_cpu_us_per_request: None,
+            postgres_cpu_us_per_request: None,
+            redis_cpu_us_per_request: None,
             app_rss_max_mib: 0.0,
             cpu_busy: None,
             client_bound: false,
@@ -830,6 +909,30 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_machine_is_bound_from_the_lowest_rate_its_floor_did_not_sustain() {
+        let floor = |held: &[(f64, [bool; 3])]| Floor {
+            route: "detail".to_owned(),
+            body_bytes: 6_000,
+            runs: (1..=3)
+                .flat_map(|round| {
+                    held.iter().map(move |(rate, rounds)| {
+                        let held = rounds[round as usize - 1];
+                        point(round, *rate, held, if held { 2.0 } else { 80.0 })
+                    })
+                })
+                .collect(),
+        };
+        let missed_twice = floor(&[
+            (1_000.0, [true; 3]),
+            (2_000.0, [true, false, false]),
+            (3_000.0, [true, true, false]),
+        ]);
+        assert_eq!(missed_twice.machine_bound_from(3), Some(2_000.0));
+        let missed_once = floor(&[(1_000.0, [true; 3]), (2_000.0, [true, false, true])]);
+        assert_eq!(missed_once.machine_bound_from(3), None);
+    }
+
     /// The README's figures for docs/example-sweep-20261204170955, the first sweep with read
     /// delays: what became of its runs, and which maxima are floors for the generator.
     #[test]
@@ -909,6 +1012,125 @@ mod tests {
             }
         }
         assert_eq!((runs, late_to_send), (287, 110));
+    }
+
+    /// The README's table of the six camps at a given load (docs/example-sweep-20261205010548):
+    /// per app and route, the max rate under the SLO, then at half Go's closed-loop max the
+    /// median share delivered, the app's CPU µs per request (runs that answered) and the
+    /// median run's RSS in MiB.
+    #[test]
+    fn the_six_camps_at_a_given_load_as_the_readme_gives_them() {
+        let sweep = example_sweep("20261205010548");
+        let rounds = sweep.settings.rounds;
+        let mut rows = Vec::new();
+        for app in &sweep.apps {
+            for route in &app.routes {
+                let rungs = route.rungs();
+                let half = rungs
+                    .iter()
+                    .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+                    .unwrap();
+                let delivered = median(half.runs.iter().map(|run| run.delivered_ratio));
+                let cpu = median(
+                    half.runs
+                        .iter()
+                        .filter(|run| run.completed > 0)
+                        .map(|run| run.app_cpu_us_per_request.unwrap()),
+                );
+                rows.push((
+                    format!("{} {}", app.label, route.route),
+                    route.max_sustainable(rounds).map(|max| max as u32),
+                    half.target_per_sec as u32,
+                    (delivered.unwrap().0 * 100.0).round() as u32,
+                    cpu.map(|(cpu, _)| cpu.round() as u32),
+                    half.median_run().app_rss_max_mib.round() as u32,
+                ));
+            }
+        }
+        let expected = [
+            ("go detail", Some(4_237), 2_354, 100, Some(263), 23),
+            ("go cached-detail", Some(11_761), 11_761, 100, Some(66), 32),
+            ("gin detail", Some(4_334), 2_354, 100, Some(263), 29),
+            ("gin cached-detail", Some(11_761), 11_761, 100, Some(66), 39),
+            ("axum-sqlx detail", Some(5_414), 2_354, 100, Some(177), 19),
+            (
+                "axum-sqlx cached-detail",
+                Some(24_672),
+                11_761,
+                100,
+                Some(43),
+                24,
+            ),
+            ("actix-sqlx detail", Some(5_230), 2_354, 100, Some(178), 20),
+            (
+                "actix-sqlx cached-detail",
+                Some(25_165),
+                11_761,
+                100,
+                Some(44),
+                31,
+            ),
+            ("fastify detail", Some(3_531), 2_354, 100, Some(333), 144),
+            (
+                "fastify cached-detail",
+                Some(17_642),
+                11_761,
+                100,
+                Some(70),
+                140,
+            ),
+            ("fastapi detail", Some(1_622), 2_354, 59, Some(702), 79),
+            (
+                "fastapi cached-detail",
+                Some(3_777),
+                11_761,
+                0,
+                Some(558),
+                83,
+            ),
+            (
+                "spring-webflux detail",
+                Some(2_843),
+                2_354,
+                100,
+                Some(384),
+                437,
+            ),
+            (
+                "spring-webflux cached-detail",
+                None,
+                11_761,
+                100,
+                Some(77),
+                437,
+            ),
+            ("laravel detail", None, 2_354, 0, Some(878), 210),
+            ("laravel cached-detail", None, 11_761, 0, None, 210),
+        ];
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(name, max, rate, delivered, cpu, rss)| {
+                (name.to_owned(), max, rate, delivered, cpu, rss)
+            })
+            .collect();
+        assert_eq!(rows, expected);
+        let app = |label: &str| sweep.apps.iter().find(|a| a.label == label).unwrap();
+        let spring_cached = &app("spring-webflux").routes[1];
+        let half = spring_cached
+            .rungs()
+            .into_iter()
+            .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+            .unwrap();
+        assert_eq!((half.median_run().latency_ms.p99 * 10.0).round(), 696.0);
+        let laravel_detail = &app("laravel").routes[0];
+        assert_eq!(laravel_detail.closed_loop_per_sec.round(), 437.0);
+        let half = laravel_detail
+            .rungs()
+            .into_iter()
+            .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+            .unwrap();
+        let answers: Vec<&str> = half.runs[0].answers.keys().map(String::as_str).collect();
+        assert_eq!(answers, ["502", "error: over the latency limit"]);
     }
 
     /// docs/spec.md §8.7's figures: Go on cached-detail with the generator sharing CPU 1 with

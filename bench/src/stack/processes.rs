@@ -34,6 +34,9 @@ pub struct CpuTime {
     pub busy: u64,
     /// Busy plus idle and waiting for I/O.
     pub total: u64,
+    /// Time the hypervisor ran something else while this virtual CPU had work (part of
+    /// `busy`).
+    pub steal: u64,
 }
 
 /// Every CPU's time so far, indexed by CPU number (`cpuN` lines of `/proc/stat`).
@@ -61,9 +64,32 @@ pub fn cpu_times() -> Vec<CpuTime> {
         times[cpu] = CpuTime {
             busy: total - idle,
             total,
+            steal: ticks[7],
         };
     }
     times
+}
+
+/// Voluntary and involuntary context switches so far over every thread of `pid`.
+pub fn context_switches(pid: u32) -> (u64, u64) {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return (0, 0);
+    };
+    let mut totals = (0, 0);
+    for task in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            let value = |prefix: &str| line.strip_prefix(prefix)?.trim().parse::<u64>().ok();
+            if let Some(n) = value("voluntary_ctxt_switches:") {
+                totals.0 += n;
+            } else if let Some(n) = value("nonvoluntary_ctxt_switches:") {
+                totals.1 += n;
+            }
+        }
+    }
+    totals
 }
 
 /// `pid` and all its descendants.

@@ -125,6 +125,7 @@ fn measured_app(
         deviations: Vec::new(),
         routes,
         start_up_warmups: Vec::new(),
+        visits: Vec::new(),
     }
 }
 
@@ -196,6 +197,7 @@ fn batch() -> Batch {
         ],
         routes: Vec::new(),
         start_up_warmups: Vec::new(),
+        visits: Vec::new(),
     };
     Batch {
         id: "20261130021500".to_owned(),
@@ -222,6 +224,10 @@ fn batch() -> Batch {
             duration_secs: 20.0,
             warmup_secs: 5.0,
             rounds: 3,
+            order_seed: None,
+            precision: None,
+            max_rounds: None,
+            precision_every_app: false,
             loadgen: "oha".to_owned(),
             quick: false,
             routes: ROUTES.iter().map(|(r, _, _)| (*r).to_owned()).collect(),
@@ -322,11 +328,23 @@ fn route_mut<'a>(batch: &'a mut Batch, app: &str, route: &str) -> &'a mut RouteR
 }
 
 /// The report's cell for three paired rounds, worked out here from the req/s pairs:
-/// `median× (min–max)` of app ÷ Go.
+/// `median× (min–max; CI low–high)` of app ÷ Go, the interval the geometric mean's with
+/// Student's t for two degrees of freedom as tabulated.
 fn expected_ratio_cell(pairs: [(f64, f64); 3]) -> String {
     let mut ratios: Vec<f64> = pairs.iter().map(|(app, go)| app / go).collect();
     ratios.sort_by(f64::total_cmp);
-    format!("{:.2}× ({:.2}–{:.2})", ratios[1], ratios[0], ratios[2])
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / 3.0;
+    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.302_652_729_911_275 * s / 3f64.sqrt();
+    format!(
+        "{:.2}× ({:.2}–{:.2}; CI {:.2}–{:.2})",
+        ratios[1],
+        ratios[0],
+        ratios[2],
+        (mean - half).exp(),
+        (mean + half).exp()
+    )
 }
 
 /// The req/s of round `index` (1-based) as `measured_app` makes them.
@@ -384,7 +402,7 @@ fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_run
         pacer.requests_per_sec = go_rate;
     }
     let expected = expected_ratio_cell(pairs);
-    assert_eq!(expected, "2.00× (1.90–2.10)");
+    assert_eq!(expected, "2.00× (1.90–2.10; CI 1.76–2.26)");
 
     let dir = reported(&paired);
     let markdown = read(dir.path(), "report.md");
@@ -411,7 +429,7 @@ fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_run
     let go_pairs = [1, 2, 3].map(|i| (app_rate(base, 1.0, i), pacer_rate(base, i)));
     assert_eq!(rows[0][1], expected_ratio_cell(go_pairs));
     // go's detail run 2 did not count: two rounds of three paired.
-    assert!(rows[0][2].ends_with(", 2/3 rounds)"), "{}", rows[0][2]);
+    assert!(rows[0][2].ends_with("; 2/3 rounds)"), "{}", rows[0][2]);
     // Cells without a valid pair say why.
     assert_eq!(
         rows[1][3],
@@ -432,60 +450,104 @@ fn the_ratio_to_go_table_comes_first_with_the_median_and_range_of_the_paired_run
     assert!(html[ratio_in_html..requests_in_html].contains(&expected));
 }
 
-#[test]
-fn the_summary_names_each_routes_leader_and_whether_the_runs_tell_it_apart() {
-    let _serial = common::serial();
-    let mut close = batch();
-    // axum-sqlx 1 % faster than go on the cached home page, round by round.
-    let go_runs: Vec<f64> = (1..=3).map(|i| app_rate(ROUTES[3].2, 1.0, i)).collect();
-    let cached_home = route_mut(&mut close, "axum-sqlx", "cached-home");
-    for (run, go) in cached_home.runs.iter_mut().zip(&go_runs) {
-        run.requests_per_sec = go * 1.01;
-    }
-    let markdown = read(reported(&close).path(), "report.md");
+/// `route` of `app` measured over `rounds` paired rounds at `speed` × Go, every run valid.
+fn with_rounds(batch: &mut Batch, app: &str, route: &str, speed: f64, rounds: u32) {
+    let base = ROUTES.iter().find(|r| r.0 == route).unwrap().2;
+    let result = route_mut(batch, app, route);
+    let (run, pacer) = (result.runs[0].clone(), result.pacer_runs[0].clone());
+    let paired = |template: &Run, index: u32, requests_per_sec: f64| Run {
+        index,
+        requests_per_sec,
+        valid: true,
+        invalid_reason: None,
+        ..template.clone()
+    };
+    result.runs = (1..=rounds)
+        .map(|i| paired(&run, i, app_rate(base, speed, i)))
+        .collect();
+    result.pacer_runs = (1..=rounds)
+        .map(|i| paired(&pacer, i, pacer_rate(base, i)))
+        .collect();
+}
+
+fn summary(markdown: &str) -> &str {
     let summary = &markdown[markdown.find("## In short").expect("the summary")..];
-    let summary = &summary[..3 + summary[3..].find("\n## ").unwrap()];
+    &summary[..3 + summary[3..].find("\n## ").unwrap()]
+}
 
-    let base = ROUTES[0].2;
-    let go_home =
-        expected_ratio_cell([1, 2, 3].map(|i| (app_rate(base, 1.0, i), pacer_rate(base, i))));
-    let axum_home =
-        expected_ratio_cell([1, 2, 3].map(|i| (app_rate(base, 1.3, i), pacer_rate(base, i))));
-    let expected = format!(
-        "home: axum-sqlx leads at {axum_home}, 30.0 % above go at {go_home}; \
-         the ranges do not overlap: a measured difference."
-    );
+#[test]
+fn the_summary_tells_apps_apart_only_when_the_paired_test_over_enough_rounds_does() {
+    let _serial = common::serial();
+    // Three rounds, axum-sqlx 1.3× go in each: too few for the test to tell them apart.
+    let markdown = read(reported(&batch()).path(), "report.md");
+    let three = summary(&markdown);
     assert!(
-        summary.contains(&expected),
-        "no {expected:?} in:\n{summary}"
+        three.contains(
+            "home: one tier, no two of the 2 apps told apart over 3 common rounds; highest \
+             axum-sqlx 1.30× (CI "
+        ),
+        "{three}"
     );
+    // axum-sqlx's tag page has no valid paired Go run, its compute no valid run.
+    assert!(three.contains("tag: only go 1.00× (CI "), "{three}");
+    assert!(three.contains("compute: only go 1.00× (CI "), "{three}");
 
-    // axum-sqlx's tag page has no valid paired Go run: the leader by req/s, its runs
-    // 8,000 × 1.3 × (0.98, 1.00, 1.02) against go's 8,000 × (0.98, 1.00, 1.02).
-    let expected = "tag, by median req/s as not every app has a paired Go run: axum-sqlx leads \
-                    at 10,400 req/s (10,192–10,608), 30.0 % above go at 8,000 req/s \
-                    (7,840–8,160); the ranges do not overlap: a measured difference.";
-    assert!(summary.contains(expected), "no {expected:?} in:\n{summary}");
+    // Eight rounds: 1.3× in every one is told apart; 1 % in every one is a tie.
+    let mut eight = batch();
+    for (route, speed) in [("home", 1.3), ("cached-home", 1.01)] {
+        with_rounds(&mut eight, "go", route, 1.0, 8);
+        with_rounds(&mut eight, "axum-sqlx", route, speed, 8);
+    }
+    // As a batch with `--precision 5%` would have them: each cell says its rounds and
+    // whether its interval reached ±5 %.
+    eight.settings.precision = Some(0.05);
+    eight.settings.max_rounds = Some(12);
+    let dir = reported(&eight);
+    let markdown = read(dir.path(), "report.md");
+    let rows = table_after(&markdown, "## Ratio to Go");
+    assert!(rows[1][1].ends_with("; 8 rounds)"), "{}", rows[1][1]);
+    assert!(
+        rows[0][2].ends_with("; 2/3 rounds; not within ±5.0 %)"),
+        "{}",
+        rows[0][2]
+    );
+    let eight = summary(&markdown);
+    let home = eight
+        .split(". ")
+        .find(|s| s.contains("home: tier 1: "))
+        .unwrap_or_else(|| panic!("no tiers for home in {eight}"));
+    let tier_2 = home.find("; tier 2: go ").expect("go in tier 2");
+    assert!(home[..tier_2].contains("tier 1: axum-sqlx "), "{home}");
+    assert!(
+        eight.contains(
+            "cached-home: one tier, no two of the 2 apps told apart over 8 common rounds (1 of \
+             the pairs tie)"
+        ),
+        "{eight}"
+    );
+    assert!(eight.contains("**Uncached pages.**"), "{eight}");
 
-    let cached = summary
-        .lines()
-        .find(|l| l.starts_with("**Cached pages.**"))
-        .expect("a paragraph for the cached pages");
-    assert!(
-        cached.contains("cached-home: axum-sqlx leads at")
-            && cached.contains("1.0 % above go")
-            && cached.contains("within the runs' spread, not a measured difference"),
-        "{cached}"
+    // The same verdicts, for whoever checks them.
+    let verdicts: serde_json::Value =
+        serde_json::from_str(&read(dir.path(), "verdicts.json")).unwrap();
+    let route = |name: &str| {
+        verdicts
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["route"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {verdicts}"))
+            .clone()
+    };
+    assert_eq!(
+        route("home")["tiers"],
+        serde_json::json!([["axum-sqlx"], ["go"]])
     );
-    let compute = summary
-        .lines()
-        .find(|l| l.starts_with("**Compute.**"))
-        .expect("a paragraph for compute");
-    assert!(
-        compute.contains("compute: only go has a number, 1.00×"),
-        "{compute}"
-    );
-    assert!(summary.contains("**Uncached pages.**"), "{summary}");
+    let pair = &route("home")["judged"][0];
+    assert_eq!(pair["comparison"]["a"], "go");
+    assert_eq!(pair["comparison"]["b"], "axum-sqlx");
+    assert_eq!(pair["verdict"], "slower");
+    assert_eq!(route("cached-home")["judged"][0]["verdict"], "tie");
 }
 
 #[test]
@@ -503,6 +565,7 @@ fn closed_loop_latency_is_labelled_and_service_bound_cells_are_marked() {
         run.cpu_busy = Some(CpuBusy {
             app: 0.8,
             services_and_load,
+            taken: None,
         });
     }
     let markdown = read(reported(&busy).path(), "report.md");
@@ -877,11 +940,10 @@ fn a_batch_recorded_before_the_pacer_still_reports() {
     assert!(markdown.contains("none: this batch ran no paired Go runs"));
     let ceilings = table_after(&markdown, "## Ceilings");
     assert_eq!(ceilings[0][1..3], ["300,000", "— runs not recorded"]);
-    // The summary ranks by req/s when there is no ratio.
+    // Without paired rounds there are no intervals, so the summary makes no claim.
     assert!(
-        markdown.contains(
-            "home, by median req/s as not every app has a paired Go run: axum-sqlx leads"
-        )
+        markdown.contains("home: no app has a paired round."),
+        "{markdown}"
     );
 }
 
@@ -1015,4 +1077,31 @@ fn chromium_renders_the_charts() {
          1,000 pixels or more",
         png.display()
     );
+}
+
+#[test]
+fn a_batch_of_go_and_its_twins_reports_its_false_findings() {
+    let _serial = common::serial();
+    // The fixture's go and axum-sqlx, axum-sqlx relabelled as a twin of go: its 1.3× is then
+    // a false finding, and over three rounds the method does not make it.
+    let mut twins = batch();
+    twins.apps.retain(|app| app.name != "cot");
+    twins.apps[1].name = "go+TWIN=1".to_owned();
+    let markdown = read(reported(&twins).path(), "report.md");
+    let check = &markdown[markdown.find("## The A/A check").expect("the A/A section")..];
+    // Intervals: go's on all six routes, the twin's on four (its tag page has no valid pacer
+    // run, its compute no valid run), each of the twin's at 1.3× excluding 1; pairs: the
+    // four routes with both.
+    assert!(
+        check.contains("4 of 10 intervals of a ratio to Go exclude 1 (40.0 %;")
+            && check.contains("0 of 4 pairs were told apart (0.0 %;"),
+        "{check}"
+    );
+    // A batch with any other app has no such section, nor one with Go under a setting of
+    // its own.
+    let markdown = read(reported(&batch()).path(), "report.md");
+    assert!(!markdown.contains("## The A/A check"));
+    twins.apps[1].name = "go+GOGC=200".to_owned();
+    let markdown = read(reported(&twins).path(), "report.md");
+    assert!(!markdown.contains("## The A/A check"));
 }

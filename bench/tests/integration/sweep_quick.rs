@@ -37,6 +37,38 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
     let labels: Vec<&str> = sweep.apps.iter().map(|a| a.label.as_str()).collect();
     // Go first even when not asked for: the common rates are fractions of its max.
     assert_eq!(labels, ["go", "axum-sqlx", "go+GOMEMLIMIT=384MiB"]);
+    // The machine's floor: the static server at each common rate of each route, both rounds,
+    // every answer the static page, at Go's common rates.
+    let floors: Vec<(&str, usize)> = sweep
+        .floor
+        .iter()
+        .map(|floor| (floor.route.as_str(), floor.runs.len()))
+        .collect();
+    let common_rates = sweep.settings.common_fractions.len();
+    assert_eq!(
+        floors,
+        [
+            ("detail", 2 * common_rates),
+            ("cached-detail", 2 * common_rates)
+        ]
+    );
+    for floor in &sweep.floor {
+        let go = sweep.apps[0].routes.iter().find(|r| r.route == floor.route);
+        let go_rates: Vec<f64> = go
+            .unwrap()
+            .common
+            .iter()
+            .map(|p| p.target_per_sec)
+            .collect();
+        let rates: Vec<f64> = floor.runs.iter().map(|p| p.target_per_sec).collect();
+        assert_eq!(rates, go_rates, "{}", floor.route);
+        assert!(
+            floor
+                .runs
+                .iter()
+                .all(|p| p.wrong_bodies == 0 && p.completed > 0)
+        );
+    }
     let go_detail = sweep.apps[0].routes.iter().find(|r| r.route == "detail");
     let go_detail_max = go_detail.unwrap().closed_loop_per_sec;
     for app in &sweep.apps[..2] {
@@ -57,7 +89,11 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
             for point in route.common.iter().chain(&route.own) {
                 assert_eq!(point.bookkeeping, None, "{name} {}", route.route);
                 assert!(dir.join(&point.histogram).is_file());
-                assert!(point.app_cpu_us_per_request > 0.0, "{name} {}", route.route);
+                assert!(
+                    point.app_cpu_us_per_request.is_some_and(|cpu| cpu > 0.0),
+                    "{name} {}",
+                    route.route
+                );
             }
             // A quarter of Go's max is well within every app's reach on this machine: every
             // run valid, every answer right.

@@ -7,16 +7,17 @@ use crate::screenshot;
 
 use bench::report;
 use bench::results::sweep::{
-    AppSweep, ClosedLoopRound, ConnectionLevel, CpuBusy, GeneratorCeiling, MemoryLimited, Overload,
-    OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep, SweepSettings,
+    AppSweep, ClosedLoopRound, ConnectionLevel, CpuBusy, Floor, GeneratorCeiling, MemoryLimited,
+    Overload, OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep, SweepSettings,
 };
 use bench::results::{CpuSets, Latency, Machine};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const SECTIONS: [&str; 10] = [
+const SECTIONS: [&str; 11] = [
     "# blogbench sweep 20260301120000",
     "## Max rate under the SLO",
+    "## The machine's floor",
     "## Cost at equal load",
     "## Latency against throughput",
     "## Connection sweep",
@@ -91,13 +92,14 @@ fn point(
         answers: BTreeMap::from([("200".to_owned(), sent)]),
         wrong_bodies: 0,
         connections_opened: 8,
-        app_cpu_us_per_request: 120.0,
-        postgres_cpu_us_per_request: 80.0,
-        redis_cpu_us_per_request: 3.5,
+        app_cpu_us_per_request: Some(120.0),
+        postgres_cpu_us_per_request: Some(80.0),
+        redis_cpu_us_per_request: Some(3.5),
         app_rss_max_mib: 30.0,
         cpu_busy: Some(CpuBusy {
             app: 0.4,
             services_and_load: 0.5,
+            taken: None,
         }),
         client_bound: false,
         valid: invalid_reason.is_none(),
@@ -361,6 +363,7 @@ fn sweep() -> Sweep {
             per_sec: 22_000.0,
             how: "oha against a static page the size of the home page".to_owned(),
         }),
+        floor: Vec::new(),
         apps: vec![go, axum],
     }
 }
@@ -462,6 +465,55 @@ fn every_section_in_order_and_the_max_rates_with_their_ratio_to_go() {
     );
 }
 
+/// The static server missed the SLO at 15,000/s on cached-detail: every max set by a rate
+/// from there up is machine-bound, a floor; detail, without a floor, is as before.
+#[test]
+fn rates_the_machine_s_floor_could_not_hold_are_machine_bound() {
+    let _serial = common::serial();
+    let mut sweep = sweep();
+    let markdown = read(reported(&sweep).path(), "sweep.md");
+    assert!(markdown.contains("This sweep did not measure the machine's floor."));
+    sweep.floor = vec![Floor {
+        route: "cached-detail".to_owned(),
+        body_bytes: 6_000,
+        runs: vec![
+            point("floor", "cached-detail", 20_000.0, 0.25, true, None),
+            point("floor", "cached-detail", 20_000.0, 0.5, true, None),
+            point("floor", "cached-detail", 20_000.0, 0.75, false, None),
+        ],
+    }];
+    let markdown = read(reported(&sweep).path(), "sweep.md");
+    let max = table_after(&markdown, "## Max rate under the SLO");
+    assert_eq!(
+        max[1],
+        ["go", "2,000 (next 3,000 not sustained)", "≥ 18,000 † ⊥"],
+        "{markdown}"
+    );
+    assert_eq!(
+        max[2][2], "≥ 15,000 ⊥ (0.8×; next 27,000 not sustained)",
+        "{markdown}"
+    );
+    let floor = table_after(&markdown, "### cached-detail (p99 ≤ 10 ms), p99 ms");
+    assert_eq!(floor[0], ["rate", "machine floor", "go", "axum-sqlx"]);
+    assert_eq!(
+        floor[1],
+        [
+            "5,000 (0.25× Go's max)",
+            "4.50 (4.50–4.50), held 1 of 1",
+            "4.50",
+            "4.50"
+        ],
+        "{markdown}"
+    );
+    assert_eq!(
+        floor[3][1], "80.00 (80.00–80.00), held 0 of 1",
+        "{markdown}"
+    );
+    assert!(markdown.contains(
+        "From 15,000 req/s the floor itself did not sustain the SLO: every app's run there is machine-bound (⊥)."
+    ));
+}
+
 #[test]
 fn the_recovery_rule_is_the_one_the_sweep_recorded() {
     let _serial = common::serial();
@@ -554,16 +606,18 @@ fn three_rounds() -> Sweep {
                         if detail && app.label == "go" && point.target_per_sec == 2_000.0 {
                             point.latency_ms.p99 = if round == 2 { 9.0 } else { 8.0 };
                             point.app_cpu_us_per_request =
-                                [130.0, 110.0, 125.0][round as usize - 1];
+                                Some([130.0, 110.0, 125.0][round as usize - 1]);
                             point.cpu_busy = Some(CpuBusy {
                                 app: 0.4,
                                 services_and_load: 0.95,
+                                taken: None,
                             });
                         }
                         if detail && app.label == "go" && point.target_per_sec == 3_000.0 {
                             point.cpu_busy = Some(CpuBusy {
                                 app: 0.5,
                                 services_and_load: 0.97,
+                                taken: None,
                             });
                         }
                         if detail && app.label == "axum-sqlx" && point.target_per_sec == 3_000.0 {
@@ -618,7 +672,8 @@ fn over_rounds_a_rate_counts_when_most_rounds_held_it_and_each_round_shows() {
         "{markdown}"
     );
     assert_eq!(
-        max[2][1], "2,000 (1.0×; next 3,000 not sustained; rounds 3,000 / 2,000 / 2,000)",
+        max[2][1],
+        "2,000 (1.0×; next 3,000 not sustained; rounds 3,000 / 2,000 / 2,000; CI 1,280–4,095)",
         "{markdown}"
     );
     // The median of the two that counted, (3,900 + 4,100) ÷ 2; the other is a failure.
@@ -628,8 +683,9 @@ fn over_rounds_a_rate_counts_when_most_rounds_held_it_and_each_round_shows() {
         "{markdown}"
     );
     let equal = table_after(&markdown, "### detail at 2,000 req/s");
-    // p99s 7, 9 and 8 ms: the median round's (round 3's) 8 ms, with the spread.
-    assert_eq!(equal[1][3], "8.00 (7.00–9.00)", "{markdown}");
+    // p99s 7, 9 and 8 ms: the median round's (round 3's) 8 ms, with the spread and the
+    // interval of their geometric mean, 7.96 ms × ÷ e^(4.303 · 0.1258 / √3).
+    assert_eq!(equal[1][3], "8.00 (7.00–9.00; CI 5.82–10.88)", "{markdown}");
     assert_eq!(equal[1][6], "0.20", "read delay p99, {markdown}");
     assert_eq!(equal[1][11..], ["95.0 % ‡", "3 of 3"], "{markdown}");
     // CPU per request: the median of the rounds (120 in round 1, then 110 and 125), then the
