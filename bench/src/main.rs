@@ -413,12 +413,9 @@ struct BenchArgs {
     /// pair runs first); recorded in the results. Default: drawn from the clock.
     #[arg(long)]
     seed: Option<u64>,
-    /// The app's warm-up before each route's run.
+    /// The warm-up before each route's run, the app's and the Go pacer's alike.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     warmup: Duration,
-    /// The Go pacer's warm-up before each of its runs (it runs all batch long).
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
-    pacer_warmup: Duration,
     /// Smoke-test size: 1 round of 1 s runs after 0.5 s warm-ups.
     #[arg(long)]
     quick: bool,
@@ -559,11 +556,10 @@ fn clock_seed() -> u64 {
 
 fn bench(args: BenchArgs) -> Result<bool> {
     let cpus = args.cpus.split()?;
-    let (duration, warmup, pacer_warmup, rounds) = if args.quick {
-        let half_second = Duration::from_millis(500);
-        (Duration::from_secs(1), half_second, half_second, 1)
+    let (duration, warmup, rounds) = if args.quick {
+        (Duration::from_secs(1), Duration::from_millis(500), 1)
     } else {
-        (args.duration, args.warmup, args.pacer_warmup, args.rounds)
+        (args.duration, args.warmup, args.rounds)
     };
     check_routes(&args.routes)?;
     args.loadgen.version()?;
@@ -573,7 +569,6 @@ fn bench(args: BenchArgs) -> Result<bool> {
         connections: args.connections,
         duration,
         warmup,
-        pacer_warmup,
         rounds,
         precision: args.precision,
         max_rounds: args.max_rounds,

@@ -1,7 +1,7 @@
 //! The fair benchmark (docs/spec.md §5): rounds that each visit every app once, in a shuffled
-//! order; per visit a fresh start, the parity gate, and per route a warm-up and a run paired
-//! with a Go run on the same route just before or after it (the pacer); parity again after
-//! the load;
+//! order; per visit a fresh start of the app and of a Go process beside it (the pacer), the
+//! parity gate, and per route a warm-up and a run paired with a pacer run on the same route
+//! just before or after it; parity again after the load;
 //! `results/<batch>/results.json` saved after every run.
 
 use super::admission::{Expected, admission};
@@ -16,13 +16,12 @@ use crate::progress::Progress;
 use crate::results::sweep::CpuBusy;
 use crate::results::{
     AppResult, AppStatus, Batch, Ceilings, CpuSets, Pacer, Parity, RouteResult, Run, Settings,
-    Visit,
+    StartUpWarmup, Visit,
 };
 use crate::routes;
 use crate::stack::apps::{self, App, Target};
 use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
 use crate::stack::page_cache;
-use crate::stack::processes::{local_ports, process_tree};
 use crate::stack::server::RunningApp;
 use crate::stack::services;
 use crate::statistics::RatioInterval;
@@ -32,7 +31,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sqlx::PgConnection;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -44,9 +43,6 @@ pub struct Options {
     pub connections: u32,
     pub duration: Duration,
     pub warmup: Duration,
-    /// The pacer's warm-up before each of its runs (it has been running since the batch
-    /// started; this only moves it to the route).
-    pub pacer_warmup: Duration,
     /// The rounds every app and route runs.
     pub rounds: u32,
     /// With a precision, rounds after `rounds` revisit the cells whose ratio to Go is not
@@ -196,8 +192,6 @@ struct Batcher<'a> {
     runtime: tokio::runtime::Runtime,
     monitor: PgConnection,
     baseline_connections: usize,
-    /// The Go reference running beside the app under test.
-    pacer: Option<RunningApp>,
     progress: Progress,
     interrupted: &'a AtomicBool,
 }
@@ -249,12 +243,11 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         runtime,
         monitor,
         baseline_connections: 0,
-        pacer: None,
         progress,
         interrupted,
     };
     cx.fetch_reference()?;
-    cx.start_pacer()?;
+    cx.record_pacer()?;
     cx.baseline_connections = cx.blogbench_connections()?;
     cx.measure_ceilings(page_scripts)?;
     let mut order = VisitingOrder::new(options.apps.len(), options.order_seed);
@@ -300,6 +293,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
                 round,
                 position,
                 pacer_first,
+                pacer_pid: None,
             });
             if let Err(err) = cx.visit(index, round, pacer_first, &routes[index]) {
                 let stage = if interrupted.load(Ordering::SeqCst) {
@@ -315,9 +309,6 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         if cx.batch.apps[index].status == AppStatus::Pending {
             cx.fail(index, "interrupted", "Ctrl-C before this app started")?;
         }
-    }
-    if let Some(pacer) = cx.pacer.take() {
-        pacer.stop();
     }
     drop(pinned);
     cx.progress.finish();
@@ -411,22 +402,14 @@ impl Batcher<'_> {
         self.save()
     }
 
-    /// Connections to database blogbench other than this monitor's and the pacer's.
+    /// Connections to database blogbench other than this monitor's.
     fn blogbench_connections(&mut self) -> Result<usize> {
-        let query = sqlx::query_scalar::<_, Option<i32>>(
-            "SELECT client_port FROM pg_stat_activity \
+        let query = sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_stat_activity \
              WHERE datname = 'blogbench' AND pid <> pg_backend_pid()",
         );
-        let ports = self.runtime.block_on(query.fetch_all(&mut self.monitor))?;
-        let pacer_ports = self
-            .pacer
-            .as_ref()
-            .map(|pacer| local_ports(&process_tree(pacer.pid())))
-            .unwrap_or_default();
-        Ok(ports
-            .into_iter()
-            .filter(|port| !port.is_some_and(|p| pacer_ports.contains(&(p as u16))))
-            .count())
+        let count = self.runtime.block_on(query.fetch_one(&mut self.monitor))?;
+        Ok(count as usize)
     }
 
     /// Waits until the previous app's connections are gone (docs/spec.md §5).
@@ -476,16 +459,24 @@ impl Batcher<'_> {
             .with_context(|| format!("route {route}: {path} is not in the parity sample"))
     }
 
-    fn start_pacer(&mut self) -> Result<()> {
+    /// Records the pacer's program and settings; each visit starts its own.
+    fn record_pacer(&mut self) -> Result<()> {
         let go = apps::find(apps::GO)?;
-        let env = self.app_env();
-        self.pacer = Some(self.start(&go, &env).context("start the pacer (Go)")?);
         self.batch.pacer = Some(Pacer {
             app: go.name,
-            env,
-            warmup_secs: self.options.pacer_warmup.as_secs_f64(),
+            env: self.app_env(),
+            warmup_secs: self.options.warmup.as_secs_f64(),
+            per_visit: true,
         });
         self.save()
+    }
+
+    /// A fresh Go process for one visit's paired runs: as new as the app it pairs with, so
+    /// neither side of a pair has run longer (docs/spec.md §5.5).
+    fn start_pacer(&self) -> Result<RunningApp> {
+        let go = apps::find(apps::GO)?;
+        self.start(&go, &self.app_env())
+            .context("start the pacer (Go)")
     }
 
     /// The HTTP client ceiling, then the database ceiling of each page in `page_scripts`;
@@ -530,8 +521,9 @@ impl Batcher<'_> {
         self.save()
     }
 
-    /// One app's turn in a round: start, parity gate, each of `routes` (the app's run and
-    /// the pacer's, the pacer's first when `pacer_first`), parity again, stop.
+    /// One app's turn in a round: start, parity gate, the pacer's start, each of `routes`
+    /// (the app's run and the pacer's, the pacer's first when `pacer_first`), parity again,
+    /// stop both.
     fn visit(
         &mut self,
         index: usize,
@@ -568,25 +560,33 @@ impl Batcher<'_> {
         if let Some(diff) = first_failure {
             return self.fail(index, "parity", &first_line(&diff));
         }
+        self.progress
+            .step(format!("{label} · starting the go pacer"));
+        let pacer = self.start_pacer()?;
+        if let Some(visit) = self.batch.apps[index].visits.last_mut() {
+            visit.pacer_pid = Some(pacer.pid());
+        }
         if let Some(warmup) = app.manifest.settings.warmup()? {
+            // The pacer gets the same start-up load, so a pair never sets a JIT that has
+            // been loaded for a minute against a Go process that has not.
+            let stem = self
+                .dir
+                .join(format!("raw/{name}-start-up-warmup-round{round}"));
             self.progress.step(format!(
                 "{label} · start-up warm-up, {} s",
                 warmup.as_secs()
             ));
-            let stem = self
-                .dir
-                .join(format!("raw/{name}-start-up-warmup-round{round}"));
-            let parts = warmup::after_start(
-                &running,
-                warmup,
-                routes,
-                options.connections,
-                options.cpus.load.len(),
-                round,
-                &stem,
-            )?;
+            let parts = self.start_up_warmup(&running, warmup, routes, round, &stem)?;
             self.batch.apps[index].start_up_warmups.extend(parts);
             self.save()?;
+            self.progress.step(format!(
+                "{label} · go pacer's start-up warm-up, {} s",
+                warmup.as_secs()
+            ));
+            let stem = self
+                .dir
+                .join(format!("raw/{name}-start-up-warmup-round{round}-pacer"));
+            self.start_up_warmup(&pacer, warmup, routes, round, &stem)?;
         }
 
         for route in routes {
@@ -622,8 +622,7 @@ impl Batcher<'_> {
                     }
                     Side::Pacer => {
                         self.progress.step(format!("{label} · {route} · go pacer"));
-                        let pacer = self.pacer.as_ref().context("the pacer is not running")?;
-                        (pacer, options.pacer_warmup, format!("{stem}-pacer"))
+                        (&pacer, options.warmup, format!("{stem}-pacer"))
                     }
                 };
                 let run = self.measure(target, route, round, warmup, &stem)?;
@@ -641,6 +640,7 @@ impl Batcher<'_> {
         let changed = after.first_diff.clone();
         self.batch.apps[index].parity_after_load = Some(after);
         running.stop();
+        pacer.stop();
         if let Err(err) = self.wait_for_connection_baseline() {
             return self.fail(index, "stop", &format!("{err:#}"));
         }
@@ -655,6 +655,25 @@ impl Batcher<'_> {
                 self.save()
             }
         }
+    }
+
+    fn start_up_warmup(
+        &self,
+        target: &RunningApp,
+        warmup: Duration,
+        routes: &[String],
+        round: u32,
+        raw_stem: &Path,
+    ) -> Result<Vec<StartUpWarmup>> {
+        warmup::after_start(
+            target,
+            warmup,
+            routes,
+            self.options.connections,
+            self.options.cpus.load.len(),
+            round,
+            raw_stem,
+        )
     }
 
     fn route_result(&mut self, index: usize, route: &str) -> &mut RouteResult {

@@ -76,6 +76,12 @@ pub fn differences(before: &Batch, after: &Batch) -> Vec<String> {
             .as_ref()
             .map_or_else(|| "no pacer".to_owned(), |p| seconds(p.warmup_secs))
     };
+    let pacer_started = |b: &Batch| {
+        b.pacer.as_ref().map_or("no pacer", |p| match p.per_visit {
+            true => "with each visit",
+            false => "once per batch",
+        })
+    };
     let unpinned = |b: &Batch| {
         if b.cpu_sets.unpinned.is_empty() {
             "none".to_owned()
@@ -99,6 +105,11 @@ pub fn differences(before: &Batch, after: &Batch) -> Vec<String> {
             seconds(new.warmup_secs),
         ),
         ("pacer warm-up", pacer_warmup(before), pacer_warmup(after)),
+        (
+            "pacer started",
+            pacer_started(before).to_owned(),
+            pacer_started(after).to_owned(),
+        ),
         (
             "connections",
             old.connections.to_string(),

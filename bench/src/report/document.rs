@@ -62,9 +62,13 @@ fn header(batch: &Batch) -> String {
         .collect();
     let pacer = match &batch.pacer {
         Some(pacer) => format!(
-            "the Go reference ({}) on the app CPUs; per route a {} s warm-up, then one {} s run \
-             {} each app run; environment {}",
+            "the Go reference ({}) on the app CPUs, {}; per route a {} s warm-up, then one {} s \
+             run {} each app run; environment {}",
             pacer.app,
+            match pacer.per_visit {
+                true => "started afresh with each visit",
+                false => "started once per batch",
+            },
             pacer.warmup_secs,
             settings.duration_secs,
             match settings.order_seed {
@@ -248,12 +252,17 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
         }
         _ => String::new(),
     };
-    let (warmup, without_pacer) = match &batch.pacer {
+    let (started, warmup, without_pacer) = match &batch.pacer {
         Some(pacer) => (
+            match pacer.per_visit {
+                true => "started afresh with each visit as the app is",
+                false => "started once per batch",
+            },
             format!(" after its own {} s warm-up", pacer.warmup_secs),
             "",
         ),
         None => (
+            "",
             String::new(),
             " This batch ran without the pacer, so no cell has a ratio.",
         ),
@@ -261,8 +270,8 @@ fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
     format!(
         "## Ratio to Go\n\n\
          Each app run was paired with a run of the Go reference on the same route, seconds \
-         before or after it and on the same CPUs: the pacer, a second Go process started once \
-         per batch, idle while the app is loaded, and run for as long as the app{warmup}. A \
+         before or after it and on the same CPUs: the pacer, a second Go process {started}, \
+         idle while the app is loaded, and run for as long as the app{warmup}. A \
          cell is app req/s ÷ Go req/s, the median over the rounds in which both runs counted, \
          then the min–max of those rounds' ratios, then the 95 % confidence interval of their \
          geometric mean (CI, docs/spec.md §5.12; none over a single round). Whatever drifts \
@@ -431,7 +440,7 @@ fn drift(batch: &Batch, columns: &[String]) -> String {
         table.row([vec![route.clone(), count], cells].concat());
     }
     format!(
-        "{title}The pacer ran every route after every app run: the same Go program on the same \
+        "{title}The pacer ran every route beside every app run: the same Go program on the same \
          CPUs each time, so its req/s moves only with the machine. Per route, its valid runs \
          over the whole batch (every app's pairs together), in req/s; spread = (max − min) / \
          median. The ratios above cancel this drift pair by pair; the req/s tables below do not, \
@@ -794,13 +803,16 @@ fn app_settings(batch: &Batch, charts: &[Chart]) -> String {
             Some(format!("{} ({warmup})", app.name))
         })
         .collect();
+    let pacer = match batch.pacer.as_ref().is_some_and(|p| p.per_visit) {
+        true => "the Go pacer, started with the app, is loaded as long in the same way",
+        false => "the Go pacer runs from the batch's start and is warm",
+    };
     let warmups = match warmed.is_empty() {
         true => String::new(),
         false => format!(
             " Start-up warm-up: {} loaded that long after each start, the time shared among \
              the routes that read, before its first measured run (its manifest's `warmup`: a \
-             JIT reaches its steady speed only after that much load); the Go pacer runs from \
-             the batch's start and is warm.",
+             JIT reaches its steady speed only after that much load); {pacer}.",
             warmed.join(", ")
         ),
     };

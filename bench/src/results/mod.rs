@@ -35,13 +35,17 @@ pub struct Batch {
     pub pacer: Option<Pacer>,
 }
 
-/// The second Go reference process, started once per batch on the app's CPUs and kept idle
-/// beside the app under test; after each app run, the same route is run against it.
+/// The second Go reference process, on the app's CPUs and idle beside the app under test;
+/// just before or after each app run, the same route is run against it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Pacer {
     pub app: String,
     pub env: BTreeMap<String, String>,
     pub warmup_secs: f64,
+    /// Started afresh with each visit, as the app is; batches before this rule kept one
+    /// pacer from the batch's start to its end.
+    #[serde(default)]
+    pub per_visit: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -167,6 +171,10 @@ pub struct Visit {
     pub position: u32,
     /// The Go run of each pair came before the app's.
     pub pacer_first: bool,
+    /// The process id of the visit's own pacer; none in batches that kept one pacer, or
+    /// when the visit ended before its pacer started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacer_pid: Option<u32>,
 }
 
 /// One route's part of an app's start-up warm-up in one round.

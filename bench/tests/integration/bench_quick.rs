@@ -34,7 +34,25 @@ fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> QuickBatch {
     let dir = common::run_folder(results, "results.json").expect("a batch folder");
     let batch = Batch::load(&dir.join("results.json")).unwrap();
     assert!(batch.finished_at.is_some() && batch.settings.quick);
-    assert!(batch.pacer.is_some(), "the Go pacer is recorded");
+    assert!(
+        batch.pacer.as_ref().is_some_and(|p| p.per_visit),
+        "the Go pacer is recorded, started with each visit"
+    );
+    // Each visit had its own pacer, and none is left running.
+    let pacers: Vec<u32> = batch
+        .apps
+        .iter()
+        .flat_map(|app| &app.visits)
+        .map(|visit| visit.pacer_pid.expect("each visit starts a pacer"))
+        .collect();
+    let distinct: std::collections::BTreeSet<&u32> = pacers.iter().collect();
+    assert_eq!(distinct.len(), pacers.len(), "pacer pids {pacers:?}");
+    for pid in &pacers {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "pacer {pid} still running"
+        );
+    }
     assert!(
         batch.cpu_sets.unpinned.is_empty(),
         "{:?}",
@@ -186,6 +204,16 @@ fn check_start_up_warmup(quick: &QuickBatch, app: &bench::stack::apps::App) {
         "{}: no right answer in the warm-up's last second: {:?}",
         app.name,
         part.right_per_sec
+    );
+    // The Go pacer started with it was loaded as long, on the same route.
+    let pacer_warmup = quick.dir.join(format!(
+        "raw/{}-start-up-warmup-round1-pacer-home.csv",
+        app.name
+    ));
+    assert!(
+        std::fs::metadata(&pacer_warmup).is_ok_and(|m| m.len() > 0),
+        "{}",
+        pacer_warmup.display()
     );
     let chart = format!("warmup-{}.svg", app.name);
     assert!(quick.dir.join(&chart).is_file(), "{chart}");

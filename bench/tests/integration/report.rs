@@ -259,6 +259,7 @@ fn batch() -> Batch {
             app: "go".to_owned(),
             env: BTreeMap::from([("WORKERS".to_owned(), "4".to_owned())]),
             warmup_secs: 2.0,
+            per_visit: true,
         }),
     }
 }
@@ -644,7 +645,7 @@ fn report_shows_setup_failures_deviations_and_ceilings() {
         "NOT pinned: load generator (taskset: Operation not permitted)",
         "| load          | oha, 50 connections",
         "| rounds        | 3, each visiting every app once; per app and route a 5 s warm-up, then one 20 s run",
-        "the Go reference (go) on the app CPUs; per route a 2 s warm-up",
+        "the Go reference (go) on the app CPUs, started afresh with each visit; per route a 2 s warm-up",
         "environment WORKERS=4",
         "go 1.25.4",
         "91efb8f",
