@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 pub struct Stat {
@@ -243,15 +244,6 @@ pub fn await_connections_held(pid: u32, port: u16, connections: u32, limit: Dura
     }
 }
 
-/// The local ports of the TCP sockets open in `pids` (e.g. an app's PostgreSQL
-/// connections, as `pg_stat_activity.client_port` shows them).
-pub fn local_ports(pids: &[u32]) -> HashSet<u16> {
-    tcp_sockets_of(pids)
-        .into_iter()
-        .map(|s| s.local_port)
-        .collect()
-}
-
 /// A TCP socket as the process holding it sees it.
 struct TcpSocket {
     local_port: u16,
@@ -273,7 +265,8 @@ enum TcpState {
 
 /// The TCP sockets open in `pids`, each once however many of them share it: every socket in
 /// `/proc/<pid>/fd` copied into this process (`pidfd_getfd`, allowed to root or a parent) and
-/// asked for its address and state. A process or socket gone meanwhile is skipped.
+/// asked for its inode, address and state. A process or descriptor gone meanwhile is
+/// skipped.
 fn tcp_sockets_of(pids: &[u32]) -> Vec<TcpSocket> {
     let mut seen = HashSet::new();
     let mut sockets = Vec::new();
@@ -285,17 +278,24 @@ fn tcp_sockets_of(pids: &[u32]) -> Vec<TcpSocket> {
             continue;
         };
         for fd in fds.flatten() {
-            let inode = std::fs::read_link(fd.path()).ok().and_then(|target| {
-                let inode = target
-                    .to_str()?
-                    .strip_prefix("socket:[")?
-                    .strip_suffix(']')?;
-                inode.parse::<u64>().ok()
+            let is_socket = std::fs::read_link(fd.path()).is_ok_and(|target| {
+                target
+                    .as_os_str()
+                    .as_encoded_bytes()
+                    .starts_with(b"socket:")
             });
             let number = fd.file_name().to_str().and_then(|n| n.parse().ok());
-            if let (Some(inode), Some(number)) = (inode, number)
-                && seen.insert(inode)
-                && let Some(socket) = process.copy_fd(number).as_ref().and_then(tcp_socket)
+            let (true, Some(number)) = (is_socket, number) else {
+                continue;
+            };
+            // The copy, not the listing, names the socket: a descriptor closed (or its number
+            // reused) between the two must not mark a socket seen that was never asked.
+            let Some(copy) = process.copy_fd(number).map(std::fs::File::from) else {
+                continue;
+            };
+            if let Ok(metadata) = copy.metadata()
+                && seen.insert(metadata.ino())
+                && let Some(socket) = tcp_socket(&copy)
             {
                 sockets.push(socket);
             }
@@ -331,7 +331,7 @@ impl Pidfd {
 }
 
 /// The local port and state of `socket` when it is TCP (`getsockname`, `TCP_INFO`).
-fn tcp_socket(socket: &std::os::fd::OwnedFd) -> Option<TcpSocket> {
+fn tcp_socket(socket: &impl AsRawFd) -> Option<TcpSocket> {
     let fd = socket.as_raw_fd();
     // SAFETY: tcp_info is plain integers, for which all zeros is a value.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -437,6 +437,48 @@ mod tests {
         drop((clients, held));
     }
 
+    /// A socket whose descriptor is copied and closed again and again beside the count (as
+    /// a process tree passes descriptors around, or as another count copies every socket of
+    /// this process) is counted in every look, once. The copies take free numbers below the
+    /// held socket's, so a listing meets a copy first.
+    #[test]
+    fn counts_a_socket_once_while_copies_of_it_come_and_go() {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let _client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        // Free numbers below the held socket's, more than the count itself opens.
+        let gap: Vec<_> = (0..16)
+            .map(|_| std::fs::File::open("/dev/null").unwrap())
+            .collect();
+        let held = Arc::new(listener.accept().unwrap().0);
+        drop(gap);
+        let stop = Arc::new(AtomicBool::new(false));
+        let copies = {
+            let (held, stop) = (Arc::clone(&held), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    drop(held.try_clone().unwrap());
+                }
+            })
+        };
+        let me = std::process::id();
+        let looks: Vec<u32> = (0..20_000)
+            .map(|_| super::connections_held(&[me], port))
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        copies.join().unwrap();
+        let wrong: Vec<&u32> = looks.iter().filter(|&&held| held != 1).collect();
+        assert!(
+            wrong.is_empty(),
+            "{} of 20000 looks counted other than the one held connection: {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(10)]
+        );
+    }
+
     /// The kernel serves `/proc/net/tcp` a page at a time and starts each page again at a
     /// count of sockets into one bucket of its established-socket hash table, so sockets
     /// added to or removed from that bucket between two pages make a walk list one socket
@@ -476,7 +518,10 @@ mod tests {
 
         /// Moves this thread into a new namespace whose child namespaces get 128 buckets,
         /// sets that size there (so the machine's own setting is untouched), then into such a
-        /// child, and brings its loopback up.
+        /// child, and brings its loopback up. Its ports are taken above Linux's default
+        /// ephemeral range (32768–60999), where no socket this process holds in the machine's
+        /// namespace has one: a count looks at every socket of the process, whatever its
+        /// namespace, so two sockets on one port number would both be counted.
         pub fn enter() {
             unshare_network();
             std::fs::write("/proc/sys/net/ipv4/tcp_child_ehash_entries", "128")
@@ -490,6 +535,8 @@ mod tests {
             let buckets = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_ehash_entries")
                 .expect("reading the namespace's table size");
             assert_eq!(buckets.trim(), "128");
+            std::fs::write("/proc/sys/net/ipv4/ip_local_port_range", "61000 65000")
+                .expect("setting the namespace's own port range");
         }
 
         fn unshare_network() {
