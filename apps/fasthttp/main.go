@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"blogbench/goshared/blog"
 	"blogbench/goshared/pagecache"
@@ -63,20 +62,8 @@ func run(ctx context.Context, cfg workload.Config) error {
 	srv := a.server()
 	fmt.Printf("fasthttp listening on http://%s/\n", cfg.Bind)
 
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.ShutdownWithContext(shutdownCtx)
+	return workload.ServeUntilDone(ctx, func() error { return srv.Serve(ln) }, srv.ShutdownWithContext)
 }
-
-// headerTimeout is how long a connection may take to send a request header.
-const headerTimeout = 10 * time.Second
 
 // server is the fasthttp server, set up to answer as Go's net/http does where the contract
 // looks (docs/spec.md §3.8).
@@ -86,8 +73,8 @@ func (a *app) server() *fasthttp.Server {
 		// fasthttp has no header-only timeout: ReadTimeout bounds a whole request (header and
 		// body) from its first byte, and a new connection's wait for it; IdleTimeout a
 		// keep-alive connection's wait for its next request (docs/spec.md §1).
-		ReadTimeout: headerTimeout,
-		IdleTimeout: headerTimeout,
+		ReadTimeout: workload.HeaderTimeout,
+		IdleTimeout: workload.HeaderTimeout,
 		// The comment route reads its body itself, at most FormLimit + 1 bytes, as net/http
 		// does: the server reads at most 8 KiB before the handler and afterwards drains up to
 		// 256 KiB of what is left or closes the connection (server.go, serveConn). Without

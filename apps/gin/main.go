@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"blogbench/goshared/blog"
 	"blogbench/goshared/pagecache"
@@ -64,26 +62,11 @@ func run(ctx context.Context, cfg workload.Config) error {
 	}
 	// Gin serves through net/http, so the reference's header timeout applies as it is: a
 	// client gets 10 s to send a request's header (docs/spec.md §1).
-	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: headerTimeout}
+	srv := &http.Server{Handler: a.routes(), ReadHeaderTimeout: workload.HeaderTimeout}
 	fmt.Printf("gin listening on http://%s/\n", cfg.Bind)
 
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return workload.ServeUntilDone(ctx, func() error { return srv.Serve(ln) }, srv.Shutdown)
 }
-
-// headerTimeout is how long a connection may take to send a request header.
-const headerTimeout = 10 * time.Second
 
 // routes is the router: the seven routes of docs/spec.md §3, the slug check as middleware on
 // the routes that take one, and the 404 page for everything else.

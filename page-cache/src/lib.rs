@@ -9,9 +9,9 @@
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, RedisError};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::sync::OnceCell;
+use workload::Outage;
 
 /// The key of the cached home page.
 pub const HOME_KEY: &str = "page:/";
@@ -30,8 +30,7 @@ pub fn keys_a_comment_changes(slug: &str) -> [String; 2] {
 pub struct PageCache {
     client: redis::Client,
     connection: OnceCell<ConnectionManager>,
-    /// Whether the last Redis call failed, so an outage is logged once, not per request.
-    failing: AtomicBool,
+    redis_outage: Outage,
     /// The app's name, for its log lines.
     app: &'static str,
 }
@@ -43,7 +42,7 @@ impl PageCache {
         PageCache {
             client,
             connection: OnceCell::new(),
-            failing: AtomicBool::new(false),
+            redis_outage: Outage::new(),
             app,
         }
     }
@@ -91,16 +90,13 @@ impl PageCache {
         self.note(result.as_ref().err());
     }
 
-    /// Logs when Redis starts failing and when it answers again. The hot path (Redis fine,
-    /// and it was) only reads the flag, so requests do not contend on it.
+    /// Logs when Redis starts failing and when it answers again.
     fn note(&self, error: Option<&RedisError>) {
         match error {
-            None if self.failing.load(Ordering::Relaxed)
-                && self.failing.swap(false, Ordering::Relaxed) =>
-            {
+            None if self.redis_outage.answered() => {
                 eprintln!("{}: redis is back: caching pages again", self.app);
             }
-            Some(err) if !self.failing.swap(true, Ordering::Relaxed) => {
+            Some(err) if self.redis_outage.failed() => {
                 eprintln!(
                     "{}: redis unavailable, serving cached routes from the database: {err}",
                     self.app

@@ -7,6 +7,7 @@ pub mod comment;
 
 use std::env;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The settings every app reads from its environment, with the defaults of docs/spec.md §1.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +127,9 @@ pub fn pool_shard(total: u32, workers: usize, worker: usize) -> u32 {
 /// The 503 body when PostgreSQL cannot be reached or fails (the Go app sends the same bytes).
 pub const DB_UNAVAILABLE_MESSAGE: &str = "database unavailable\n";
 
+/// The 500 body when a page cannot be rendered (the Go app sends the same bytes).
+pub const INTERNAL_ERROR_MESSAGE: &str = "internal server error\n";
+
 /// The longest slug an app looks up (the seeded ones are at most 58 bytes).
 pub const SLUG_MAX_LEN: usize = 100;
 
@@ -241,9 +245,93 @@ pub fn compute_body(n: i64) -> String {
     format!("{}\n", sum_of_primes_below(n))
 }
 
+/// Reads the configuration, then runs `serve` on a multi-threaded tokio runtime of `WORKERS`
+/// threads until it returns; a failure of either is reported under the app's name and exits
+/// non-zero. The `main` of the apps on tokio whose framework does not start the runtime.
+#[cfg(feature = "tokio")]
+pub fn run_on_tokio<Serving, Error>(
+    app: &str,
+    serve: impl FnOnce(Config) -> Serving,
+) -> std::process::ExitCode
+where
+    Serving: std::future::Future<Output = Result<(), Error>>,
+    Error: fmt::Display,
+{
+    use std::process::ExitCode;
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("{app}: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.workers)
+        .enable_all()
+        .build()
+        .expect("build the Tokio runtime");
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{app}: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves at Ctrl-C or SIGTERM (how the harness stops an app): the future the apps on
+/// tokio hand to their server's graceful shutdown.
+#[cfg(feature = "tokio")]
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("install the SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
+}
+
+/// A service's outage, logged when it starts and when it ends instead of on every request:
+/// the hot path (the service answering, as it did) only reads a flag, so requests do not
+/// contend on it.
+#[derive(Debug, Default)]
+pub struct Outage {
+    failing: AtomicBool,
+}
+
+impl Outage {
+    pub const fn new() -> Self {
+        Outage {
+            failing: AtomicBool::new(false),
+        }
+    }
+
+    /// Notes a failed call; true when it starts an outage, for the caller to log.
+    pub fn failed(&self) -> bool {
+        !self.failing.swap(true, Ordering::Relaxed)
+    }
+
+    /// Notes a call that succeeded; true when it ends an outage, for the caller to log.
+    pub fn answered(&self) -> bool {
+        self.failing.load(Ordering::Relaxed) && self.failing.swap(false, Ordering::Relaxed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn an_outage_is_reported_when_it_starts_and_when_it_ends() {
+        let outage = Outage::new();
+        assert!(!outage.answered(), "no outage yet");
+        assert!(outage.failed(), "the first failure starts it");
+        assert!(!outage.failed(), "later failures are the same outage");
+        assert!(outage.answered(), "the first answer ends it");
+        assert!(!outage.answered());
+        assert!(outage.failed(), "a new outage");
+    }
 
     #[test]
     fn pool_shards_add_up_to_the_total() {
@@ -270,7 +358,6 @@ mod tests {
         }
         assert_eq!(parse_n_query(None), Ok(DEFAULT_N));
     }
-    use std::collections::HashMap;
 
     /// Each vector is a percent-encoded segment and whether it is a slug; a segment that
     /// does not decode to UTF-8 never reaches `is_slug` in an app, and must not be one.

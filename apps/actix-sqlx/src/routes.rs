@@ -250,7 +250,7 @@ impl ResponseError for AppError {
     fn error_response(&self) -> HttpResponse {
         let body = match self {
             AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
-            AppError::Template(_) => "internal server error\n",
+            AppError::Template(_) => workload::INTERNAL_ERROR_MESSAGE,
             AppError::Form(refused) => refused.message(),
         };
         if self.status_code().is_server_error() {

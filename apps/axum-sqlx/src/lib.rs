@@ -53,25 +53,7 @@ fn name() -> &'static str {
 /// binary). It allocates with the binary's `#[global_allocator]`, or the system's if none.
 pub fn main(name: &'static str) -> ExitCode {
     NAME.get_or_init(|| name);
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("{name}: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(serve(config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{name}: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio(name, serve)
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
@@ -127,17 +109,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
     println!("{} listening on http://{}/", name(), listener.local_addr()?);
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(workload::shutdown_signal())
         .await?;
     Ok(())
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("install the SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term.recv() => {},
-    }
 }

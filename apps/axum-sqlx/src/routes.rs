@@ -224,7 +224,10 @@ impl IntoResponse for AppError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 workload::DB_UNAVAILABLE_MESSAGE,
             ),
-            AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal server error\n"),
+            AppError::Template(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                workload::INTERNAL_ERROR_MESSAGE,
+            ),
             AppError::Form(refused) => (
                 StatusCode::from_u16(refused.status()).expect("a 4xx status"),
                 refused.message(),

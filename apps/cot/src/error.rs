@@ -53,7 +53,7 @@ impl AppError {
                     .with_status(status)
                     .into_response()
             }
-            AppError::Render(_) => "internal server error\n"
+            AppError::Render(_) => workload::INTERNAL_ERROR_MESSAGE
                 .with_status(status)
                 .into_response(),
         }

@@ -93,26 +93,10 @@ impl Project for BlogProject {
 }
 
 fn main() -> ExitCode {
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("cot: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    db::configure(&config.database_url);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(serve(config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("cot: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio("cot", |config| {
+        db::configure(&config.database_url);
+        serve(config)
+    })
 }
 
 async fn serve(config: Config) -> cot::Result<()> {

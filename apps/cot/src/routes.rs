@@ -15,8 +15,8 @@ use http_body_util::LengthLimitError;
 use percent_encoding::percent_decode_str;
 use std::error::Error;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
 use templates::views::{HomePage, PostPage, TagPage};
+use workload::Outage;
 use workload::comment::{FORM_LIMIT, FormError, NewComment};
 
 pub async fn home(db: Db) -> Result<Html, AppError> {
@@ -196,17 +196,16 @@ async fn invalidate(cache: &Cache, slug: &str) {
 }
 // endregion
 
-/// Whether the last cache call failed, so an outage is logged once, not per request.
-static CACHE_FAILING: AtomicBool = AtomicBool::new(false);
+static CACHE_OUTAGE: Outage = Outage::new();
 
 fn cache_failed(err: &cot::cache::CacheError) {
-    if !CACHE_FAILING.swap(true, Ordering::Relaxed) {
+    if CACHE_OUTAGE.failed() {
         eprintln!("cot: cache unavailable, serving misses: {err}");
     }
 }
 
 fn cache_ok() {
-    if CACHE_FAILING.load(Ordering::Relaxed) && CACHE_FAILING.swap(false, Ordering::Relaxed) {
+    if CACHE_OUTAGE.answered() {
         eprintln!("cot: cache answering again");
     }
 }

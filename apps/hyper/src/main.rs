@@ -40,25 +40,7 @@ pub struct AppState {
 }
 
 fn main() -> ExitCode {
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("hyper: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(serve(config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("hyper: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio("hyper", serve)
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
@@ -77,7 +59,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
     println!("hyper listening on http://{}/", listener.local_addr()?);
     let handler = move |request| route(Arc::clone(&state), request);
-    server::serve(listener, handler, shutdown_signal()).await;
+    server::serve(listener, handler, workload::shutdown_signal()).await;
     Ok(())
 }
 
@@ -110,14 +92,4 @@ async fn route(state: Arc<AppState>, request: Request<Incoming>) -> Result<Respo
     // region: errors
     Ok(answer.unwrap_or_else(AppError::into_response))
     // endregion
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("install the SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term.recv() => {},
-    }
 }

@@ -11,25 +11,7 @@ use std::process::ExitCode;
 static GLOBAL: MiMalloc = MiMalloc;
 
 fn main() -> ExitCode {
-    let settings = match workload::Config::from_env() {
-        Ok(settings) => settings,
-        Err(err) => {
-            eprintln!("loco: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(settings.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(start(&settings)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("loco: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio("loco", |settings| async move { start(&settings).await })
 }
 
 async fn start(settings: &workload::Config) -> loco_rs::Result<()> {

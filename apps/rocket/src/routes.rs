@@ -200,7 +200,7 @@ pub fn database_unavailable() -> &'static str {
 /// [`Error::Template`]: our bug, answered as docs/spec.md §3.8 says.
 #[catch(500)]
 pub fn internal_error() -> &'static str {
-    "internal server error\n"
+    workload::INTERNAL_ERROR_MESSAGE
 }
 // endregion
 

@@ -28,11 +28,11 @@ use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tera::Tera;
 use workload::comment::FORM_LIMIT;
-use workload::{Config, PingOnAcquire};
+use workload::{Config, Outage, PingOnAcquire};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -46,20 +46,18 @@ pub struct AppState {
     pub tera: Arc<Tera>,
     /// The 404 page, rendered once.
     pub not_found: web::Bytes,
-    /// Whether the last Redis call failed, so an outage is logged once per worker.
-    redis_failing: AtomicBool,
+    /// Logged once per worker.
+    redis_outage: Outage,
 }
 
 impl AppState {
     /// Logs when Redis starts failing and when it answers again; a Redis error is a miss.
     pub fn note_redis(&self, error: Option<&CacheError>) {
         match error {
-            None if self.redis_failing.load(Ordering::Relaxed)
-                && self.redis_failing.swap(false, Ordering::Relaxed) =>
-            {
+            None if self.redis_outage.answered() => {
                 eprintln!("rustango-actix: redis is back: caching pages again");
             }
-            Some(err) if !self.redis_failing.swap(true, Ordering::Relaxed) => {
+            Some(err) if self.redis_outage.failed() => {
                 eprintln!(
                     "rustango-actix: redis unavailable, serving cached routes from the database: {err}"
                 );
@@ -106,7 +104,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             cache: LazyRedisCache::new(redis_url.as_str()),
             tera: Arc::clone(&tera),
             not_found: not_found.clone(),
-            redis_failing: AtomicBool::new(false),
+            redis_outage: Outage::new(),
         };
         // endregion
         App::new()

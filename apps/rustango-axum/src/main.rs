@@ -28,11 +28,10 @@ use rustango::sql::Pool;
 use rustango_models::LazyRedisCache;
 use sqlx::Connection;
 use sqlx::postgres::PgPoolOptions;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::{process::ExitCode, sync::Arc, time::Duration};
 use tera::Tera;
-use workload::Config;
 use workload::comment::FORM_LIMIT;
+use workload::{Config, Outage};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -50,21 +49,19 @@ pub struct AppState {
     pub tera: Arc<Tera>,
     /// The 404 page, rendered once; `Bytes` so each 404 shares it instead of copying.
     pub not_found: Bytes,
-    /// Whether the last purge failed, so a Redis outage is logged once (the layer itself
-    /// treats a Redis error as a miss and logs nothing).
-    redis_failing: Arc<AtomicBool>,
+    /// Seen by the purges (the layer itself treats a Redis error as a miss and logs
+    /// nothing).
+    redis_outage: Arc<Outage>,
 }
 
 impl AppState {
     /// Logs when Redis starts failing and when it answers again.
     pub fn note_redis(&self, error: Option<&CacheError>) {
         match error {
-            None if self.redis_failing.load(Ordering::Relaxed)
-                && self.redis_failing.swap(false, Ordering::Relaxed) =>
-            {
+            None if self.redis_outage.answered() => {
                 eprintln!("rustango-axum: redis is back: caching pages again");
             }
-            Some(err) if !self.redis_failing.swap(true, Ordering::Relaxed) => {
+            Some(err) if self.redis_outage.failed() => {
                 eprintln!(
                     "rustango-axum: redis unavailable, serving cached routes from the database: {err}"
                 );
@@ -75,25 +72,7 @@ impl AppState {
 }
 
 fn main() -> ExitCode {
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("rustango-axum: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(serve(config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("rustango-axum: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio("rustango-axum", serve)
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
@@ -135,7 +114,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         page_cache: page_cache.clone(),
         not_found: Bytes::from(templates::not_found_page(&tera)?),
         tera: Arc::new(tera),
-        redis_failing: Arc::default(),
+        redis_outage: Arc::default(),
     };
     // endregion
 
@@ -169,17 +148,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         listener.local_addr()?
     );
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(workload::shutdown_signal())
         .await?;
     Ok(())
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("install the SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term.recv() => {},
-    }
 }

@@ -216,7 +216,7 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let body = match &self {
             AppError::Database(_) => workload::DB_UNAVAILABLE_MESSAGE,
-            AppError::Template(_) => "internal server error\n",
+            AppError::Template(_) => workload::INTERNAL_ERROR_MESSAGE,
             AppError::Form(err) => err.message(),
         };
         // A refused comment is the client's mistake, not worth a log line.

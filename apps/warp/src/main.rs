@@ -42,25 +42,7 @@ pub struct AppState {
 }
 
 fn main() -> ExitCode {
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("warp: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("build the Tokio runtime");
-    match runtime.block_on(serve(config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("warp: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    workload::run_on_tokio("warp", serve)
 }
 
 async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
@@ -133,7 +115,7 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     println!("warp listening on http://{}/", listener.local_addr()?);
     // The filter as a tower service, and that as a hyper one, as warp's own server runs it.
     let service = TowerToHyperService::new(warp::service(routes));
-    server::serve(listener, service, shutdown_signal()).await;
+    server::serve(listener, service, workload::shutdown_signal()).await;
     Ok(())
 }
 
@@ -142,14 +124,4 @@ fn with_state(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (Arc<AppState>,), Error = Infallible> + Clone {
     warp::any().map(move || Arc::clone(&state))
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("install the SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term.recv() => {},
-    }
 }

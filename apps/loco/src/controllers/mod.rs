@@ -41,7 +41,10 @@ impl IntoResponse for AppError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 workload::DB_UNAVAILABLE_MESSAGE,
             ),
-            Self::Render(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal server error\n"),
+            Self::Render(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                workload::INTERNAL_ERROR_MESSAGE,
+            ),
         };
         if status.is_server_error() {
             tracing::error!("{self}");
