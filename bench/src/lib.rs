@@ -3,10 +3,11 @@
 //! (generators, the open-loop generator, sampling, admission, ceilings, the batch, the
 //! sweep), faults (services failing under load, bad input, floods), probes (profiles, round
 //! trips, the relay), idioms (each app's code for the same concerns, its size, packages, build
-//! and run cost), the results models, and the reports read from them. The `blogbench` binary
-//! is its command line.
+//! and run cost), the results models, and the reports read from them. `commands` is the
+//! command line, one module per command, and `session` what every measuring command does
+//! alike; the `blogbench` binary only dispatches to them.
 
-pub mod cli_values;
+pub mod commands;
 pub mod faults;
 pub mod idioms;
 pub mod load;
@@ -16,5 +17,6 @@ pub mod progress;
 pub mod report;
 pub mod results;
 pub mod routes;
+pub mod session;
 pub mod stack;
 pub mod statistics;

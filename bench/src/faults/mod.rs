@@ -12,13 +12,14 @@ use crate::load::client::{self, Answer, Load, Pace, Workload};
 use crate::parity::{self, Reference};
 use crate::progress::Progress;
 use crate::results::faults::{AppFaults, FaultOutcome, FaultsRun};
-use crate::results::write_atomically;
+use crate::results::{RunKind, write_atomically};
+use crate::routes;
+use crate::session::{self, Session};
 use crate::stack::apps::{self, Target};
 use crate::stack::page_cache;
 use crate::stack::processes;
 use crate::stack::server::{RunningApp, http_agent};
 use crate::stack::services;
-use crate::{load, routes};
 use anyhow::{Context, Result};
 use inject::Fault;
 use std::collections::BTreeMap;
@@ -33,7 +34,6 @@ pub struct Options {
     pub connections: u32,
     pub quick: bool,
     pub results_dir: PathBuf,
-    pub command: String,
 }
 
 /// The lengths of one run: full, or `--quick` for tests.
@@ -96,20 +96,13 @@ impl Plan {
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let runtime = tokio::runtime::Runtime::new()?;
     let plan = Plan::new(options.quick);
-    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let dir = options.results_dir.join(format!("faults-{id}"));
-    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+    let Session { header, dir } = Session::start(&options.results_dir, RunKind::Faults)?;
     let reference = {
         let go = RunningApp::start(&apps::find(apps::GO)?, &[])?;
         parity::Reference::fetch(&go.base_url)?
     };
     let mut run = FaultsRun {
-        id,
-        started_at: now(),
-        finished_at: None,
-        command: options.command.clone(),
-        git_commit: load::setup::git_commit(),
-        machine: load::setup::machine(),
+        header,
         quick: options.quick,
         connections: options.connections,
         baseline_secs: plan.baseline.as_secs_f64(),
@@ -140,13 +133,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         restored?;
     }
     progress.finish();
-    run.finished_at = Some(now());
+    session::finish(&mut run.header);
     run.save(&dir)?;
     Ok(dir)
-}
-
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 fn test_app(
@@ -171,11 +160,7 @@ fn test_app(
         rss_after_bytes: 0,
     };
     progress.step(format!("{}: start, parity", target.label));
-    let env: Vec<(&str, &str)> = target
-        .env
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
+    let env = target.env_pairs();
     let running = match start_gated(target, &env, reference) {
         Ok(running) => running,
         Err(err) => {

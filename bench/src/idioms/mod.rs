@@ -10,11 +10,12 @@ pub mod packages;
 pub mod regions;
 pub mod run_cost;
 
-use crate::load::{batch, setup};
+use crate::results::RunKind;
 use crate::results::idioms::{
     AppIdioms, CodeSize, ColdBuild, ColdCompile, Concern, ConcernCode, Idioms, Language,
     Measurement, NO_INSTALL, NOT_REACHED, Packages, SharedCode, relative_path,
 };
+use crate::session::{self, Session, inventory};
 use crate::stack::apps::{self, App, Kind};
 use crate::stack::cpus;
 use anyhow::{Context, Result, bail};
@@ -29,7 +30,6 @@ pub struct Options {
     pub quick: bool,
     /// Where the `<id>` folder is written.
     pub out_dir: PathBuf,
-    pub command: String,
 }
 
 /// Starts per app: the median of 5 (3 with `--quick`).
@@ -120,6 +120,11 @@ pub fn language(app: &App) -> Result<Language> {
     }
 }
 
+/// Where `blogbench idioms` writes by default: `<workspace>/idioms`.
+pub fn default_dir() -> PathBuf {
+    apps::workspace_dir().join("idioms")
+}
+
 /// Collects everything for `options.apps`; returns the folder. An app lacking a region for
 /// a concern stops the run before anything is written.
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
@@ -161,18 +166,11 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         );
     }
 
-    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let dir = options.out_dir.join(&id);
-    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+    let Session { header, dir } = Session::start(&options.out_dir, RunKind::Idioms)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let env = batch::harness_env(&cpus::default_split(cores).app);
+    let env = apps::harness_env(&cpus::default_split(cores).app);
     let mut idioms = Idioms {
-        id,
-        started_at: chrono::Utc::now().to_rfc3339(),
-        finished_at: None,
-        command: options.command.clone(),
-        git_commit: setup::git_commit(),
-        machine: setup::machine(),
+        header,
         tools: tools(),
         profile: apps::PROFILE.to_owned(),
         quick: options.quick,
@@ -240,7 +238,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
     add_runtimes(&mut idioms.tools, &options.apps);
 
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let env = apps::env_pairs(&env);
     for (index, app) in options.apps.iter().enumerate() {
         if interrupted.load(Ordering::SeqCst) {
             break;
@@ -271,7 +269,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         )?;
     }
     if !interrupted.load(Ordering::SeqCst) {
-        idioms.finished_at = Some(chrono::Utc::now().to_rfc3339());
+        session::finish(&mut idioms.header);
     }
     idioms.save(&dir)?;
     Ok(dir)
@@ -519,7 +517,8 @@ fn tools() -> BTreeMap<String, String> {
     ]
     .into_iter()
     .map(|(name, program, args)| {
-        let version = setup::command_line(program, args).unwrap_or_else(|| "unknown".to_owned());
+        let version =
+            inventory::command_line(program, args).unwrap_or_else(|| "unknown".to_owned());
         (name.to_owned(), version)
     })
     .collect()

@@ -10,6 +10,5 @@ pub mod client;
 pub mod loadgen;
 pub mod open_loop;
 pub mod sampler;
-pub mod setup;
 pub mod sweep;
 pub mod warmup;

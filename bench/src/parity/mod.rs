@@ -9,7 +9,9 @@ pub use compare::{Mismatch, compare};
 pub use fetch::{Fetched, fetch_all};
 pub use sample::{Method, Sample, SampleRequest, not_slugs, parity_paths, parity_sample};
 
-/// Go's answers to the sample, fetched once; every app's are compared with them.
+/// Go's answers to the sample, fetched once; every app's are compared with them. The one
+/// parity gate of every command.
+#[derive(Default)]
 pub struct Reference {
     pub sample: Sample,
     pub answers: Vec<Fetched>,

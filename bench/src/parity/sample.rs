@@ -13,7 +13,7 @@ const RANDOM_POSTS: usize = 20;
 
 /// The whole sample: the reads, then the writes, which run on a database reset before and
 /// after them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sample {
     pub reads: Vec<SampleRequest>,
     pub writes: Vec<SampleRequest>,

@@ -16,6 +16,7 @@ use crate::results::profile::{
 };
 use crate::results::write_atomically;
 use crate::routes;
+use crate::session;
 use crate::stack::apps;
 pub use crate::stack::apps::Target;
 use crate::stack::cpus::{CpuSplit, PinnedServices, pin_process};
@@ -48,10 +49,8 @@ pub struct Options {
 
 /// Profiles every target on every route; returns the folder.
 pub fn run(options: &Options) -> Result<PathBuf> {
-    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let dir = options.out_dir.join(&id);
-    std::fs::create_dir_all(dir.join("raw"))
-        .with_context(|| format!("create {}", dir.display()))?;
+    let (_, dir) = session::new_folder(&options.out_dir, "")?;
+    session::raw_dir(&dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -233,7 +232,7 @@ fn profile_one(
         // Every JVM reads it, whatever the app's command line.
         env.push(("JAVA_TOOL_OPTIONS", "-Xlog:gc:stderr"));
     }
-    env.extend(target.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    env.extend(target.env_pairs());
     page_cache::clear()?;
     let running = RunningApp::start_pinned(&target.app, &env, Some(&options.cpus.app))?;
     let url = running.url(path);

@@ -33,8 +33,8 @@ impl Comparison {
             bail!(
                 "batches {} and {} were measured differently, so their numbers do not compare \
                  (--force compares them anyway):\n{listed}",
-                before.id,
-                after.id
+                before.header.id,
+                after.header.id
             );
         }
         let forced = if differences.is_empty() {
@@ -57,8 +57,8 @@ impl Comparison {
                 "{forced}Batch {} (before) against batch {} (after); `!` marks a change outside \
                  its band: the larger of ±{:.0} % and the spread, (max − min) / median, of that \
                  app and route's valid runs in either batch.\n\n{table}\n{verdict}\n",
-                escape(&before.id),
-                escape(&after.id),
+                escape(&before.header.id),
+                escape(&after.header.id),
                 BAND * 100.0,
             ),
             within_band: flagged == 0,
@@ -91,7 +91,7 @@ pub fn differences(before: &Batch, after: &Batch) -> Vec<String> {
     };
     let mode = |quick: bool| if quick { "quick" } else { "full" }.to_owned();
     let (a, b) = (&before.cpu_sets, &after.cpu_sets);
-    let (m, n) = (&before.machine, &after.machine);
+    let (m, n) = (&before.header.machine, &after.header.machine);
     [
         ("load generator", old.loadgen.clone(), new.loadgen.clone()),
         (

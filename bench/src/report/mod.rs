@@ -5,15 +5,18 @@
 //! `faults.json`), the report of a sweep (`sweep.md`, `sweep.html`, `sweep-*.svg`, from its
 //! `sweep.json`), and the idioms page (`idioms.md`, `idioms.html`, from its `idioms.json`).
 
+mod batch;
 mod charts;
 mod compare;
-mod document;
 mod html;
 mod idioms;
+mod line_chart;
 mod markdown;
+mod measures;
 mod numbers;
 mod outcome;
 mod profiles;
+mod ratios;
 mod reliability;
 mod routes;
 mod sweep;
@@ -26,7 +29,7 @@ use crate::results::faults::FaultsRun;
 use crate::results::idioms::Idioms;
 use crate::results::profile::{Profile, RenderTimes};
 use crate::results::sweep::Sweep;
-use crate::results::{Batch, write_atomically};
+use crate::results::{Batch, RunKind, write_atomically};
 use anyhow::Result;
 use std::path::Path;
 
@@ -45,12 +48,12 @@ pub fn write(dir: &Path, profiles: Option<&Path>) -> Result<()> {
 
 /// As [`write`], with the idioms pages looked for under `idioms_root`.
 pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path) -> Result<()> {
-    let batch = Batch::load(&dir.join("results.json"))?;
+    let batch = Batch::load(&dir.join(RunKind::Batch.file()))?;
     let charts = charts::all(&batch)?;
     let idioms = idioms_section(dir, idioms_root);
     let columns = routes::columns(&batch);
     let verdicts = verdicts::of(&batch, &columns);
-    let mut markdown = document::markdown(&batch, &columns, &verdicts, &charts, &idioms);
+    let mut markdown = batch::markdown(&batch, &columns, &verdicts, &charts, &idioms);
     if let Some(profiles_dir) = profiles {
         let id = profiles_dir
             .file_name()
@@ -62,7 +65,7 @@ pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path
             RenderTimes::load(profiles_dir)?.as_ref(),
         ));
     }
-    let title = format!("blogbench report: batch {}", batch.id);
+    let title = format!("blogbench report: batch {}", batch.header.id);
     let html = html::render(&title, &markdown, &charts);
     for chart in &charts {
         write_atomically(&dir.join(&chart.file_name), chart.svg.as_bytes())?;
@@ -83,7 +86,7 @@ pub fn write_with_idioms(dir: &Path, profiles: Option<&Path>, idioms_root: &Path
 
 /// Writes `reliability.md` into the `blogbench faults` folder `dir`, from its `faults.json`.
 pub fn write_reliability(dir: &Path) -> Result<()> {
-    let run = FaultsRun::load(&dir.join("faults.json"))?;
+    let run = FaultsRun::load(&dir.join(RunKind::Faults.file()))?;
     write_atomically(
         &dir.join("reliability.md"),
         reliability::markdown(&run).as_bytes(),
@@ -93,10 +96,14 @@ pub fn write_reliability(dir: &Path) -> Result<()> {
 /// Writes `sweep.md`, `sweep.html` and the charts into the `blogbench sweep` folder `dir`,
 /// from its `sweep.json`.
 pub fn write_sweep(dir: &Path) -> Result<()> {
-    let sweep = Sweep::load(&dir.join("sweep.json"))?;
+    let sweep = Sweep::load(&dir.join(RunKind::Sweep.file()))?;
     let charts = sweep_charts::charts(&sweep)?;
     let markdown = sweep::markdown(&sweep, &charts);
-    let html = html::render(&format!("blogbench sweep {}", sweep.id), &markdown, &charts);
+    let html = html::render(
+        &format!("blogbench sweep {}", sweep.header.id),
+        &markdown,
+        &charts,
+    );
     for chart in &charts {
         write_atomically(&dir.join(&chart.file_name), chart.svg.as_bytes())?;
     }
@@ -124,7 +131,7 @@ pub fn write_idioms(dir: &Path) -> Result<()> {
     let highlighter = idioms::Highlighter::new();
     let highlight = |language: &str, code: &str| highlighter.html(language, code);
     let html = html::render_with(
-        &format!("blogbench idioms {}", page.id),
+        &format!("blogbench idioms {}", page.header.id),
         &markdown,
         &[],
         &html::Extras {
@@ -144,8 +151,8 @@ pub fn write_idioms(dir: &Path) -> Result<()> {
 /// unless `force`: then the differences are printed first and the comparison follows.
 pub fn compare(before: &Path, after: &Path, force: bool) -> Result<bool> {
     let comparison = Comparison::of(
-        &Batch::load(&before.join("results.json"))?,
-        &Batch::load(&after.join("results.json"))?,
+        &Batch::load(&before.join(RunKind::Batch.file()))?,
+        &Batch::load(&after.join(RunKind::Batch.file()))?,
         force,
     )?;
     print!("{}", comparison.text);

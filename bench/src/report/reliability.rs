@@ -8,21 +8,25 @@ use std::fmt::Write;
 
 pub fn markdown(run: &FaultsRun) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# blogbench reliability: faults run {}\n", run.id);
+    let _ = writeln!(
+        out,
+        "# blogbench reliability: faults run {}\n",
+        run.header.id
+    );
     let _ = writeln!(
         out,
         "`{}` at commit `{}` on {} ({} cores, {:.0} GiB, kernel {}), {} → {}. {}Closed-loop \
          load at {} connections: {} s before each fault, {} s after the service is back. \
          Nothing is pinned: these runs measure behaviour, not speed. The method is \
          docs/spec.md §7.\n",
-        run.command,
-        run.git_commit,
-        run.machine.cpu_model,
-        run.machine.cores,
-        run.machine.memory_gib,
-        run.machine.kernel,
-        run.started_at,
-        run.finished_at.as_deref().unwrap_or("(unfinished)"),
+        run.header.command,
+        run.header.git_commit,
+        run.header.machine.cpu_model,
+        run.header.machine.cores,
+        run.header.machine.memory_gib,
+        run.header.machine.kernel,
+        run.header.started_at,
+        run.header.finished_at.as_deref().unwrap_or("(unfinished)"),
         if run.quick { "Quick run. " } else { "" },
         run.connections,
         run.baseline_secs,

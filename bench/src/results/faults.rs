@@ -2,8 +2,8 @@
 //! app: each fault under load, the bad-input answers and the idle-connection flood. Written
 //! atomically after every app; the reliability table is built from this file alone.
 
-use super::Machine;
-use crate::stack::manifest::Settings;
+use super::app_settings::Settings;
+use super::{RunHeader, RunKind};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -11,13 +11,9 @@ use std::path::Path;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FaultsRun {
-    /// `YYYYMMDDhhmmss` (UTC); the folder is `faults-<id>`.
-    pub id: String,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub command: String,
-    pub git_commit: String,
-    pub machine: Machine,
+    /// The folder is `faults-<id>`.
+    #[serde(flatten)]
+    pub header: RunHeader,
     pub quick: bool,
     /// The load generator's connections during every fault (the fair run's).
     pub connections: u32,
@@ -123,7 +119,7 @@ impl FaultsRun {
 
     /// Writes `faults.json` in `dir` through a temporary file and a rename.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        super::write_json(&dir.join("faults.json"), self)
+        super::write_json(&dir.join(RunKind::Faults.file()), self)
     }
 
     /// Every broken rule, one line each: the command exits non-zero when there is any.

@@ -3,7 +3,7 @@
 //! in, what it costs to build and to start. Written atomically after every stage; the page
 //! (`idioms.md`, `idioms.html`) is built from this file alone.
 
-use super::{Machine, median, read_json, write_json};
+use super::{RunHeader, median, read_json, write_json};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -11,14 +11,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Idioms {
-    /// `YYYYMMDDhhmmss` (UTC), also the folder name.
-    pub id: String,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    /// The exact command line.
-    pub command: String,
-    pub git_commit: String,
-    pub machine: Machine,
+    #[serde(flatten)]
+    pub header: RunHeader,
     /// rustc, cargo, go.
     pub tools: BTreeMap<String, String>,
     /// The cargo profile of the binaries, the rebuilds and the cold build (`release` but for
@@ -469,7 +463,7 @@ impl Idioms {
     }
 }
 
-pub const FILE: &str = "idioms.json";
+pub const FILE: &str = super::RunKind::Idioms.file();
 
 /// A measurement of a stage a stopped run did not reach.
 pub const NOT_REACHED: &str = "not reached: the run stopped before this stage";
@@ -507,11 +501,6 @@ pub fn cold_build_command(profile: &str) -> String {
         profile_flag(profile),
         cargo_build_command(profile)
     )
-}
-
-/// Where `blogbench idioms` writes by default: `<workspace>/idioms`.
-pub fn default_dir() -> PathBuf {
-    crate::stack::apps::workspace_dir().join("idioms")
 }
 
 /// The path from the folder `from` to `to` (both absolute): `../../apps/x` — the links

@@ -2,6 +2,7 @@
 //! every run so a crash or Ctrl-C loses nothing that finished. The report is built from this
 //! file alone.
 
+pub mod app_settings;
 pub mod faults;
 pub mod idioms;
 pub mod profile;
@@ -12,16 +13,98 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// What every results file starts with: which run it was, when, from which command and
+/// commit, on which machine. Flattened into each file, so its fields stay at the top level.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Batch {
-    /// `YYYYMMDDhhmmss` (UTC), also the folder name.
+pub struct RunHeader {
+    /// What the file holds (absent from files written before the header named it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RunKind>,
+    /// `YYYYMMDDhhmmss` (UTC): the folder's name, after the kind's prefix (`sweep-`, …).
     pub id: String,
     pub started_at: String,
     pub finished_at: Option<String>,
-    /// The exact command line that produced the batch.
+    /// The exact command line.
     pub command: String,
     pub git_commit: String,
     pub machine: Machine,
+}
+
+/// The runs that write a results file, each with its file and its folder's prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// `blogbench bench`: [`Batch`].
+    Batch,
+    /// `blogbench sweep`: [`sweep::Sweep`].
+    Sweep,
+    /// `blogbench faults`: [`faults::FaultsRun`].
+    Faults,
+    /// `blogbench idioms`: [`idioms::Idioms`].
+    Idioms,
+}
+
+impl RunKind {
+    pub const ALL: [RunKind; 4] = [
+        RunKind::Batch,
+        RunKind::Sweep,
+        RunKind::Faults,
+        RunKind::Idioms,
+    ];
+
+    /// The results file in the run's folder.
+    pub const fn file(self) -> &'static str {
+        match self {
+            RunKind::Batch => "results.json",
+            RunKind::Sweep => "sweep.json",
+            RunKind::Faults => "faults.json",
+            RunKind::Idioms => "idioms.json",
+        }
+    }
+
+    /// What the folder's name starts with, before the id.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            RunKind::Sweep => "sweep-",
+            RunKind::Faults => "faults-",
+            RunKind::Batch | RunKind::Idioms => "",
+        }
+    }
+}
+
+/// What the run in `dir` is, read from the header of each JSON file there; a results file
+/// written before headers named their kind is known by its file's name.
+pub fn kind_of(dir: &Path) -> Result<RunKind> {
+    #[derive(Deserialize)]
+    struct Head {
+        kind: Option<RunKind>,
+    }
+    let entries = std::fs::read_dir(dir).with_context(|| format!("read {}", dir.display()))?;
+    let mut json: Vec<PathBuf> = entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    json.sort();
+    for path in &json {
+        if let Ok(Head { kind: Some(kind) }) = read_json(path) {
+            return Ok(kind);
+        }
+    }
+    RunKind::ALL
+        .into_iter()
+        .find(|kind| dir.join(kind.file()).is_file())
+        .with_context(|| {
+            format!(
+                "{}: no results file of blogbench here (results.json, sweep.json, faults.json, idioms.json)",
+                dir.display()
+            )
+        })
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Batch {
+    #[serde(flatten)]
+    pub header: RunHeader,
     pub cpu_sets: CpuSets,
     pub settings: Settings,
     /// Go, rustc, PostgreSQL, Redis, the load generator.
@@ -140,7 +223,7 @@ pub struct AppResult {
     pub versions: BTreeMap<String, String>,
     /// The manifest's `[settings]`: pool, pings, queries per page, cache.
     #[serde(default)]
-    pub settings: Option<crate::stack::manifest::Settings>,
+    pub settings: Option<app_settings::Settings>,
     /// The environment the harness set for the app (`WORKERS`, …), on top of the app's
     /// own defaults.
     #[serde(default)]
@@ -362,9 +445,9 @@ pub fn median(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
 /// is one, else `<results_dir>/<batch>`.
 pub fn batch_dir(results_dir: &Path, batch: &str) -> PathBuf {
     let path = Path::new(batch);
-    if ["results.json", "faults.json", "sweep.json", idioms::FILE]
+    if RunKind::ALL
         .iter()
-        .any(|file| path.join(file).is_file())
+        .any(|kind| path.join(kind.file()).is_file())
     {
         path.to_owned()
     } else {
@@ -379,7 +462,7 @@ impl Batch {
 
     /// Writes `results.json` in `dir` through a temporary file and a rename.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        write_json(&dir.join("results.json"), self)
+        write_json(&dir.join(RunKind::Batch.file()), self)
     }
 }
 
@@ -411,7 +494,36 @@ pub(crate) fn example_file(path: &str) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{Batch, Run, example_file, median};
+    use super::{Batch, Run, RunKind, example_file, kind_of, median};
+
+    /// A folder's kind comes from its file's header, whatever the file is called; a file
+    /// from before headers named it is known by its name; a folder with neither is refused.
+    #[test]
+    fn a_run_is_known_by_its_header_then_by_its_file_name() {
+        let named = tempfile::tempdir().unwrap();
+        std::fs::write(named.path().join("verdicts.json"), "[]").unwrap();
+        std::fs::write(
+            named.path().join("renamed.json"),
+            r#"{"kind": "faults", "id": "1"}"#,
+        )
+        .unwrap();
+        assert_eq!(kind_of(named.path()).unwrap(), RunKind::Faults);
+        let legacy = tempfile::tempdir().unwrap();
+        std::fs::write(legacy.path().join("sweep.json"), r#"{"id": "1"}"#).unwrap();
+        assert_eq!(kind_of(legacy.path()).unwrap(), RunKind::Sweep);
+        let empty = tempfile::tempdir().unwrap();
+        let refused = kind_of(empty.path()).unwrap_err().to_string();
+        assert!(refused.contains("no results file"), "{refused}");
+        // The checked-in examples, all written before the header named their kind.
+        for (folder, kind) in [
+            ("example-report-20261205042703", RunKind::Batch),
+            ("example-sweep-20261205010548", RunKind::Sweep),
+            ("example-faults-20261205004639", RunKind::Faults),
+            ("example-idioms-20261203074306", RunKind::Idioms),
+        ] {
+            assert_eq!(kind_of(&example_file(folder)).unwrap(), kind, "{folder}");
+        }
+    }
 
     /// The README's cached-detail sentence on docs/example-report-20261203071113: each app's
     /// ratio to its paired Go runs, rounded as the report rounds (min, median, max).

@@ -45,6 +45,52 @@ impl Target {
             env,
         })
     }
+
+    /// The variables, as `RunningApp::start` takes them.
+    pub fn env_pairs(&self) -> Vec<(&str, &str)> {
+        self.env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+}
+
+/// `env` as `RunningApp::start` takes it.
+pub fn env_pairs(env: &BTreeMap<String, String>) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// Variables that shape an app when set in the harness's environment; recorded with the
+/// ones the harness sets.
+const INHERITED_ENV: [&str; 6] = [
+    "DATABASE_URL",
+    "REDIS_URL",
+    "POOL_MODE",
+    "PING_ON_ACQUIRE",
+    "GOGC",
+    "GOMAXPROCS",
+];
+
+/// What the harness sets for every app it loads (the same for the pacer), then what it
+/// passes on from its own environment.
+pub fn harness_env(app_cpus: &[usize]) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::from([
+        ("WORKERS".to_owned(), app_cpus.len().to_string()),
+        (
+            "POOL_MAX".to_owned(),
+            workload::DEFAULT_POOL_MAX.to_string(),
+        ),
+        (
+            "POOL_MIN".to_owned(),
+            workload::DEFAULT_POOL_MIN.to_string(),
+        ),
+    ]);
+    for name in INHERITED_ENV {
+        if let Ok(value) = std::env::var(name) {
+            env.insert(name.to_owned(), value);
+        }
+    }
+    env
 }
 
 pub const GO: &str = "go";

@@ -2,6 +2,7 @@
 //! `taskset -c` list syntax, and pinning the running services to theirs.
 
 use super::processes::pids_named;
+use crate::results::CpuSets;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
@@ -15,6 +16,17 @@ pub struct CpuSplit {
 }
 
 impl CpuSplit {
+    /// The split as a results file records it, with what `taskset` could not pin.
+    pub fn recorded(&self, unpinned: Vec<String>) -> CpuSets {
+        CpuSets {
+            app: format_list(&self.app),
+            services: format_list(&self.services),
+            load: format_list(&self.load),
+            note: self.note.clone(),
+            unpinned,
+        }
+    }
+
     /// The CPUs PostgreSQL, Redis and the load generator run on, each once.
     pub fn services_and_load(&self) -> Vec<usize> {
         let mut cpus: Vec<usize> = self.services.iter().chain(&self.load).copied().collect();

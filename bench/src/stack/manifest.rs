@@ -3,10 +3,12 @@
 //! the rules of docs/spec.md with its reason. The format is documented in `apps/README.md`.
 
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::Path;
 use std::time::Duration;
+
+pub use crate::results::app_settings::{Queries, Settings};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,68 +69,17 @@ pub struct Checks {
     pub test: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Settings {
-    pub pool_max: u32,
-    pub pool_min: u32,
-    /// When the pool pings a connection it hands out: `always`, `after 1 s idle`, `never`
-    /// (older results say `true` or `false`).
-    #[serde(deserialize_with = "ping_rule")]
-    pub ping_on_acquire: String,
-    pub ping_on_release: bool,
-    /// How a request gets its database connection(s).
-    pub connection: String,
-    /// What `WORKERS` sets.
-    pub workers: String,
-    /// SQL statements per page.
-    pub queries: Queries,
-    /// How the page cache talks to Redis.
-    pub cache: String,
-    /// Load the app gets after each start, before anything of it is measured (`"40s"`): for
-    /// a runtime that reaches its steady speed only after some (a JIT compiler). See
-    /// [`crate::load::warmup`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warmup: Option<String>,
-}
-
 impl Settings {
     /// The start-up warm-up, if the manifest asks for one.
     pub fn warmup(&self) -> Result<Option<Duration>> {
         self.warmup
             .as_deref()
             .map(|text| {
-                crate::cli_values::parse_duration(text)
+                crate::commands::values::parse_duration(text)
                     .map_err(|err| anyhow::anyhow!("[settings] warmup: {err}"))
             })
             .transpose()
     }
-}
-
-fn ping_rule<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Rule {
-        Text(String),
-        Flag(bool),
-    }
-    Ok(match Rule::deserialize(deserializer)? {
-        Rule::Text(text) => text,
-        Rule::Flag(true) => "always".to_owned(),
-        Rule::Flag(false) => "never".to_owned(),
-    })
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Queries {
-    pub home: u32,
-    pub post: u32,
-    pub tag: u32,
-    /// Statements per stored comment, `BEGIN` and `COMMIT` included (Go: 4). Absent in
-    /// results written before the comment route existed.
-    #[serde(default)]
-    pub comment: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

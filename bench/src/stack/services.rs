@@ -1,7 +1,8 @@
 //! Where PostgreSQL and Redis are: the same environment variables and defaults the apps read,
 //! and putting the data back as it was loaded.
 
-use anyhow::{Result, bail};
+use anyhow::{Result, bail, ensure};
+use sqlx::PgConnection;
 
 pub fn database_url() -> String {
     std::env::var("DATABASE_URL").unwrap_or_else(|_| workload::DEFAULT_DATABASE_URL.to_owned())
@@ -84,6 +85,27 @@ pub fn host_port(url: &str) -> &str {
 /// `url` with its `host:port` replaced by `addr` (to route an app through a relay).
 pub fn with_host_port(url: &str, addr: &str) -> String {
     url.replacen(host_port(url), addr, 1)
+}
+
+/// Resets the comments and checks the database holds the seeded data (docs/spec.md §2);
+/// returns an open connection and the data's checksum.
+pub fn seeded_database(runtime: &tokio::runtime::Runtime) -> Result<(PgConnection, String)> {
+    let database_url = database_url();
+    let data = seed::data::Dataset::generate();
+    let expected = data.checksum();
+    let writing = lock_comments()?;
+    let (monitor, found) = runtime.block_on(async {
+        let mut conn = seed::db::connect(&database_url).await?;
+        seed::db::reset(&mut conn).await?;
+        let found = seed::db::checksum(&mut conn, &data).await?;
+        anyhow::Ok((conn, found))
+    })?;
+    drop(writing);
+    ensure!(
+        found.as_deref() == Some(expected.as_str()),
+        "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
+    );
+    Ok((monitor, expected))
 }
 
 #[cfg(test)]

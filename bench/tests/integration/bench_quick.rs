@@ -33,7 +33,7 @@ fn quick_batch(apps: &str, routes: Option<&str>, results: &Path) -> QuickBatch {
     assert!(output.status.success(), "bench failed:\n{text}");
     let dir = common::run_folder(results, "results.json").expect("a batch folder");
     let batch = Batch::load(&dir.join("results.json")).unwrap();
-    assert!(batch.finished_at.is_some() && batch.settings.quick);
+    assert!(batch.header.finished_at.is_some() && batch.settings.quick);
     assert!(
         batch.pacer.as_ref().is_some_and(|p| p.per_visit),
         "the Go pacer is recorded, started with each visit"

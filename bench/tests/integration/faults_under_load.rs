@@ -25,7 +25,7 @@ fn services_restarted_under_load_cost_nothing_once_they_are_back() {
     assert!(output.status.success(), "faults failed:\n{text}");
     let dir = common::run_folder(results.path(), "faults.json").expect("a faults-<id> folder");
     let run = FaultsRun::load(&dir.join("faults.json")).unwrap();
-    assert!(run.finished_at.is_some() && run.quick);
+    assert!(run.header.finished_at.is_some() && run.quick);
     assert!(run.problems().is_empty(), "{:?}", run.problems());
     let labels: Vec<&str> = run.apps.iter().map(|a| a.label.as_str()).collect();
     assert_eq!(labels, ["actix-sqlx"]);

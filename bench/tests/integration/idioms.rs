@@ -55,7 +55,7 @@ fn a_quick_page_shows_every_concern_of_every_app_and_what_each_costs() {
     assert_eq!(folders.len(), 1, "{folders:?}");
     let dir = &folders[0];
     let page = Idioms::load(&dir.join(FILE)).unwrap();
-    assert!(page.quick && page.finished_at.is_some());
+    assert!(page.quick && page.header.finished_at.is_some());
     assert_eq!(page.starts, 3);
     let markdown = std::fs::read_to_string(dir.join("idioms.md")).unwrap();
     let workspace = apps::workspace_dir().canonicalize().unwrap();
@@ -207,7 +207,7 @@ fn a_quick_page_shows_every_concern_of_every_app_and_what_each_costs() {
     let batch_dir = tempfile::tempdir().unwrap();
     let section = bench::report::idioms_section(batch_dir.path(), out.path());
     assert!(
-        section.contains(&format!("/{}/idioms.md)", page.id)),
+        section.contains(&format!("/{}/idioms.md)", page.header.id)),
         "{section}"
     );
     let in_report = table_after(&section, "## Idioms and developer cost");

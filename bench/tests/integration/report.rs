@@ -9,7 +9,7 @@ use bench::report::{self, Comparison};
 use bench::results::sweep::CpuBusy;
 use bench::results::{
     AppResult, AppStatus, Batch, Ceiling, Ceilings, CpuSets, Latency, Machine, Pacer, Parity,
-    RouteResult, Run, Settings,
+    RouteResult, Run, RunHeader, RunKind, Settings,
 };
 use bench::stack::manifest::{Queries, Settings as AppSettings};
 use std::collections::BTreeMap;
@@ -200,17 +200,20 @@ fn batch() -> Batch {
         visits: Vec::new(),
     };
     Batch {
-        id: "20261130021500".to_owned(),
-        started_at: "2026-11-30T02:15:00Z".to_owned(),
-        finished_at: Some("2026-11-30T03:40:00Z".to_owned()),
-        command: "blogbench bench --runs 3 --duration 20s".to_owned(),
-        git_commit: "91efb8f".to_owned(),
-        machine: Machine {
-            hostname: "bench-host".to_owned(),
-            kernel: "Linux 6.1.0-test".to_owned(),
-            cpu_model: "Test CPU @ 3.0GHz".to_owned(),
-            cores: 12,
-            memory_gib: 16.0,
+        header: RunHeader {
+            kind: Some(RunKind::Batch),
+            id: "20261130021500".to_owned(),
+            started_at: "2026-11-30T02:15:00Z".to_owned(),
+            finished_at: Some("2026-11-30T03:40:00Z".to_owned()),
+            command: "blogbench bench --runs 3 --duration 20s".to_owned(),
+            git_commit: "91efb8f".to_owned(),
+            machine: Machine {
+                hostname: "bench-host".to_owned(),
+                kernel: "Linux 6.1.0-test".to_owned(),
+                cpu_model: "Test CPU @ 3.0GHz".to_owned(),
+                cores: 12,
+                memory_gib: 16.0,
+            },
         },
         cpu_sets: CpuSets {
             app: "0-3".to_owned(),
@@ -879,7 +882,7 @@ fn charts_are_standalone_svg_naming_every_app_with_whiskers_on_the_req_s_bars() 
 fn a_stopped_batch_reports_what_it_has() {
     let _serial = common::serial();
     let mut stopped = batch();
-    stopped.finished_at = None;
+    stopped.header.finished_at = None;
     stopped.apps[1].status = AppStatus::Pending;
     stopped.apps[1].routes.clear();
     let dir = reported(&stopped);
@@ -951,7 +954,7 @@ fn a_batch_recorded_before_the_pacer_still_reports() {
 /// `batch` with every req/s of axum-sqlx's home page multiplied by `factor`.
 fn with_axum_home_scaled(factor: f64) -> Batch {
     let mut changed = batch();
-    changed.id = "20261201000000".to_owned();
+    changed.header.id = "20261201000000".to_owned();
     for run in &mut route_mut(&mut changed, "axum-sqlx", "home").runs {
         run.requests_per_sec *= factor;
     }
@@ -1029,7 +1032,7 @@ fn the_band_widens_to_a_batchs_own_spread() {
 fn compare_refuses_batches_measured_differently_unless_forced() {
     let _serial = common::serial();
     let mut wider = batch();
-    wider.id = "20261201000000".to_owned();
+    wider.header.id = "20261201000000".to_owned();
     wider.settings.connections = 100;
     let difference = "connections: 50 (before) → 100 (after)";
     assert_eq!(report::differences(&batch(), &wider), [difference]);

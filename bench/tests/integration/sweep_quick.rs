@@ -28,7 +28,7 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
     let dir = common::run_folder(results.path(), "sweep.json")
         .unwrap_or_else(|| panic!("no sweep-<id> folder:\n{text}"));
     let sweep = Sweep::load(&dir.join("sweep.json")).unwrap();
-    assert!(sweep.finished_at.is_some() && sweep.settings.quick);
+    assert!(sweep.header.finished_at.is_some() && sweep.settings.quick);
     assert_eq!(sweep.settings.rounds, 2);
     let problems = sweep.problems();
     assert!(problems.is_empty(), "{problems:?}\n{text}");

@@ -10,7 +10,7 @@ use bench::results::sweep::{
     AppSweep, ClosedLoopRound, ConnectionLevel, CpuBusy, Floor, GeneratorCeiling, MemoryLimited,
     Overload, OverloadPlan, OverloadSecond, RatePoint, RouteSweep, Sweep, SweepSettings,
 };
-use bench::results::{CpuSets, Latency, Machine};
+use bench::results::{CpuSets, Latency, Machine, RunHeader, RunKind};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -310,17 +310,20 @@ fn sweep() -> Sweep {
         ..app("axum-sqlx")
     };
     Sweep {
-        id: "20260301120000".to_owned(),
-        started_at: "2026-03-01T12:00:00Z".to_owned(),
-        finished_at: Some("2026-03-01T12:40:00Z".to_owned()),
-        command: "blogbench sweep --apps go,axum-sqlx --routes detail,cached-detail".to_owned(),
-        git_commit: "0123456".to_owned(),
-        machine: Machine {
-            hostname: "bench-host".to_owned(),
-            kernel: "6.1.0".to_owned(),
-            cpu_model: "Test CPU".to_owned(),
-            cores: 2,
-            memory_gib: 7.8,
+        header: RunHeader {
+            kind: Some(RunKind::Sweep),
+            id: "20260301120000".to_owned(),
+            started_at: "2026-03-01T12:00:00Z".to_owned(),
+            finished_at: Some("2026-03-01T12:40:00Z".to_owned()),
+            command: "blogbench sweep --apps go,axum-sqlx --routes detail,cached-detail".to_owned(),
+            git_commit: "0123456".to_owned(),
+            machine: Machine {
+                hostname: "bench-host".to_owned(),
+                kernel: "6.1.0".to_owned(),
+                cpu_model: "Test CPU".to_owned(),
+                cores: 2,
+                memory_gib: 7.8,
+            },
         },
         cpu_sets: CpuSets {
             app: "0".to_owned(),

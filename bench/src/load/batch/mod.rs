@@ -4,31 +4,31 @@
 //! just before or after it; parity again after the load;
 //! `results/<batch>/results.json` saved after every run.
 
-use super::admission::{Expected, admission};
-use super::ceilings;
-use super::client::{self, Load, Pace, Workload};
-use super::loadgen::{LoadRun, Loadgen};
-use super::sampler::{Sampler, Usage, measured_window};
-use super::setup::{git_commit, machine, tools};
-use super::warmup;
-use crate::parity::{self, Fetched};
+mod order;
+
+use crate::load::admission::{Expected, admission};
+use crate::load::ceilings;
+use crate::load::client::{self, Load, Pace, Workload};
+use crate::load::loadgen::{LoadRun, Loadgen};
+use crate::load::sampler::{Sampler, Usage, measured_window};
+use crate::load::warmup;
+use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::sweep::CpuBusy;
 use crate::results::{
-    AppResult, AppStatus, Batch, Ceilings, CpuSets, Pacer, Parity, RouteResult, Run, Settings,
-    StartUpWarmup, Visit,
+    AppResult, AppStatus, Batch, Ceilings, Pacer, Parity, RouteResult, Run, RunHeader, RunKind,
+    Settings, StartUpWarmup, Visit,
 };
 use crate::routes;
+use crate::session::inventory::tools;
+use crate::session::{self, Session};
 use crate::stack::apps::{self, App, Target};
-use crate::stack::cpus::{CpuSplit, PinnedServices, format_list, pin_process};
+use crate::stack::cpus::CpuSplit;
 use crate::stack::page_cache;
 use crate::stack::server::RunningApp;
 use crate::stack::services;
-use crate::statistics::RatioInterval;
-use anyhow::{Context, Result, bail, ensure};
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use anyhow::{Context, Result, bail};
+pub use order::{VisitingOrder, imprecise_routes};
 use sqlx::PgConnection;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,148 +37,36 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct Options {
+    /// What the batch records of how it runs, as the command line set it.
+    pub settings: Settings,
     /// Apps, or an app with extra environment (`go+GOGC=200`), under their labels.
     pub apps: Vec<Target>,
-    pub routes: Vec<String>,
-    pub connections: u32,
-    pub duration: Duration,
-    pub warmup: Duration,
-    /// The rounds every app and route runs.
-    pub rounds: u32,
-    /// With a precision, rounds after `rounds` revisit the cells whose ratio to Go is not
-    /// yet known that closely ([`imprecise_routes`]), up to `max_rounds`.
-    pub precision: Option<f64>,
-    pub max_rounds: u32,
-    /// Draws the visiting order ([`VisitingOrder`]).
-    pub order_seed: u64,
-    pub quick: bool,
+    /// `settings.loadgen`, parsed.
     pub loadgen: Loadgen,
     pub cpus: CpuSplit,
     /// Run even when `taskset` cannot pin everything, and say so in the results.
     pub allow_unpinned: bool,
     pub results_dir: PathBuf,
-    pub command: String,
 }
 
-/// Variables that shape an app when set in the harness's environment; recorded with the
-/// ones the harness sets.
-const INHERITED_ENV: [&str; 6] = [
-    "DATABASE_URL",
-    "REDIS_URL",
-    "POOL_MODE",
-    "PING_ON_ACQUIRE",
-    "GOGC",
-    "GOMAXPROCS",
-];
-
-/// The apps' order in `round` (from 1): each round starts one app later, so no app always
-/// runs first or last.
-pub fn rotated(count: usize, round: u32) -> impl Iterator<Item = usize> {
-    (0..count).map(move |offset| (offset + round as usize - 1) % count)
-}
-
-/// A batch's visiting order (docs/spec.md §5.5), drawn round by round from a seed the
-/// batch records: the apps shuffled afresh in every round, and per app whether its Go runs
-/// come before its own in a visit: a coin flip for its first visit, then alternating, so each
-/// side of a pair runs first as often as the other over an even number of visits.
-/// Randomized interleaving (Abedi & Brecht 2017) instead of a fixed rotation, so no app
-/// always follows the same one and no order effect is built into every pair.
-pub struct VisitingOrder {
-    rng: ChaCha8Rng,
-    pacer_first_at_first_visit: Vec<bool>,
-    visits: Vec<u32>,
-}
-
-impl VisitingOrder {
-    pub fn new(apps: usize, seed: u64) -> VisitingOrder {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let pacer_first_at_first_visit = (0..apps).map(|_| rng.random()).collect();
-        VisitingOrder {
-            rng,
-            pacer_first_at_first_visit,
-            visits: vec![0; apps],
-        }
+impl Options {
+    /// Each measured run, the app's and the pacer's.
+    fn duration(&self) -> Duration {
+        Duration::from_secs_f64(self.settings.duration_secs)
     }
 
-    /// The next round's visits among `apps` (indices), in order, each with whether its Go
-    /// runs come first.
-    pub fn round(&mut self, apps: &[usize]) -> Vec<(usize, bool)> {
-        let mut apps = apps.to_vec();
-        apps.shuffle(&mut self.rng);
-        apps.into_iter()
-            .map(|app| {
-                let pacer_first =
-                    self.pacer_first_at_first_visit[app] ^ (self.visits[app] % 2 == 1);
-                self.visits[app] += 1;
-                (app, pacer_first)
-            })
-            .collect()
+    /// The warm-up before each route's run.
+    fn warmup(&self) -> Duration {
+        Duration::from_secs_f64(self.settings.warmup_secs)
     }
-}
 
-/// The routes on which some app's ratio to Go is not yet known to `precision` (docs/spec.md
-/// §5.12): no interval yet, or its half width above `precision` of its geometric mean. Every
-/// app runs such a route again, not only the imprecise ones: the paired test compares two
-/// apps over the rounds both have, and it cannot reach significance under 6 of them.
-pub fn imprecise_routes(apps: &[&AppResult], routes: &[String], precision: f64) -> Vec<String> {
-    routes
-        .iter()
-        .filter(|route| {
-            apps.iter().any(|app| {
-                let ratios = app
-                    .routes
-                    .iter()
-                    .find(|r| &r.route == *route)
-                    .map(RouteResult::ratios_to_pacer)
-                    .unwrap_or_default();
-                RatioInterval::of(&ratios).is_none_or(|i| i.relative_half_width() > precision)
-            })
-        })
-        .cloned()
-        .collect()
-}
-
-/// What the harness sets for every app it loads (the same for the pacer), then what it
-/// passes on from its own environment.
-pub fn harness_env(app_cpus: &[usize]) -> BTreeMap<String, String> {
-    let mut env = BTreeMap::from([
-        ("WORKERS".to_owned(), app_cpus.len().to_string()),
-        (
-            "POOL_MAX".to_owned(),
-            workload::DEFAULT_POOL_MAX.to_string(),
-        ),
-        (
-            "POOL_MIN".to_owned(),
-            workload::DEFAULT_POOL_MIN.to_string(),
-        ),
-    ]);
-    for name in INHERITED_ENV {
-        if let Ok(value) = std::env::var(name) {
-            env.insert(name.to_owned(), value);
-        }
+    /// The most rounds the batch may take: `max_rounds` with a precision, else `rounds`.
+    fn max_rounds(&self) -> u32 {
+        self.settings
+            .max_rounds
+            .unwrap_or(0)
+            .max(self.settings.rounds)
     }
-    env
-}
-
-/// Resets the comments and checks the database holds the seeded data (docs/spec.md §2);
-/// returns an open connection and the data's checksum.
-pub fn seeded_database(runtime: &tokio::runtime::Runtime) -> Result<(PgConnection, String)> {
-    let database_url = services::database_url();
-    let data = seed::data::Dataset::generate();
-    let expected = data.checksum();
-    let writing = services::lock_comments()?;
-    let (monitor, found) = runtime.block_on(async {
-        let mut conn = seed::db::connect(&database_url).await?;
-        seed::db::reset(&mut conn).await?;
-        let found = seed::db::checksum(&mut conn, &data).await?;
-        anyhow::Ok((conn, found))
-    })?;
-    drop(writing);
-    ensure!(
-        found.as_deref() == Some(expected.as_str()),
-        "postgres: database blogbench does not hold the expected data (checksum {found:?}, expected {expected}); run `make services`"
-    );
-    Ok((monitor, expected))
 }
 
 /// What every step of a batch needs.
@@ -187,8 +75,7 @@ struct Batcher<'a> {
     dir: PathBuf,
     batch: Batch,
     /// The Go reference's parity pages, fetched once per batch.
-    reference: Vec<Fetched>,
-    sample: parity::Sample,
+    reference: Reference,
     runtime: tokio::runtime::Runtime,
     monitor: PgConnection,
     baseline_connections: usize,
@@ -203,43 +90,27 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         .enable_all()
         .build()?;
     let database_url = services::database_url();
-    let (monitor, expected) = seeded_database(&runtime)?;
+    let (monitor, expected) = services::seeded_database(&runtime)?;
     page_cache::clear()?;
 
-    let pinned = PinnedServices::pin(&options.cpus.services)?;
-    let mut unpinned = pinned.unpinned.clone();
-    // The sampler and the progress output run in this process: keep them off the app's CPUs.
-    if let Err(err) = pin_process(std::process::id(), &options.cpus.load) {
-        unpinned.push(format!("blogbench itself: {err:#}"));
-    }
-    if !unpinned.is_empty() && !options.allow_unpinned {
-        bail!(
-            "cannot pin: {}; fix it, or run with --allow-unpinned to benchmark anyway (the report then says so)",
-            unpinned.join("; ")
-        );
-    }
-
-    let id = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let dir = options.results_dir.join(&id);
-    std::fs::create_dir_all(dir.join("raw"))
-        .with_context(|| format!("create {}", dir.display()))?;
-    let mut batch = new_batch(options, id, expected, &runtime)?;
-    batch.cpu_sets.unpinned = unpinned;
+    let (pinned, unpinned) = session::pin(&options.cpus, options.allow_unpinned)?;
+    let Session { header, dir } = Session::start(&options.results_dir, RunKind::Batch)?;
+    session::raw_dir(&dir)?;
+    let batch = new_batch(options, header, unpinned, expected, &runtime)?;
     batch.save(&dir)?;
 
     let page_scripts = runtime.block_on(ceilings::page_scripts(&database_url))?;
-    let runs_per_round = options.apps.len() * options.routes.len() * 2;
+    let runs_per_round = options.apps.len() * options.settings.routes.len() * 2;
     let ceiling_steps = 1 + page_scripts.len();
     let progress = Progress::new(
-        (ceiling_steps + runs_per_round * options.rounds as usize) as u64,
+        (ceiling_steps + runs_per_round * options.settings.rounds as usize) as u64,
         "steps",
     );
     let mut cx = Batcher {
         options,
         dir,
         batch,
-        reference: Vec::new(),
-        sample: parity::parity_sample(),
+        reference: Reference::default(),
         runtime,
         monitor,
         baseline_connections: 0,
@@ -250,12 +121,17 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     cx.record_pacer()?;
     cx.baseline_connections = cx.blogbench_connections()?;
     cx.measure_ceilings(page_scripts)?;
-    let mut order = VisitingOrder::new(options.apps.len(), options.order_seed);
-    'rounds: for round in 1..=options.max_rounds.max(options.rounds) {
+    let mut order = VisitingOrder::new(
+        options.apps.len(),
+        options.settings.order_seed.unwrap_or_default(),
+    );
+    'rounds: for round in 1..=options.max_rounds() {
         let running: Vec<&AppResult> = cx.batch.apps.iter().filter(|a| !a.failed()).collect();
-        let round_routes = match (round <= options.rounds, options.precision) {
-            (true, _) => options.routes.clone(),
-            (false, Some(precision)) => imprecise_routes(&running, &options.routes, precision),
+        let round_routes = match (round <= options.settings.rounds, options.settings.precision) {
+            (true, _) => options.settings.routes.clone(),
+            (false, Some(precision)) => {
+                imprecise_routes(&running, &options.settings.routes, precision)
+            }
             (false, None) => Vec::new(),
         };
         let routes: Vec<Vec<String>> = cx
@@ -273,13 +149,13 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         if apps.is_empty() {
             break;
         }
-        if round > options.rounds {
+        if round > options.settings.rounds {
             let runs: usize = apps.iter().map(|&i| routes[i].len() * 2).sum();
             cx.progress.add(runs as u64);
             cx.progress.say(format!(
                 "round {round}: {} not yet within ±{:.1} % for every app",
                 round_routes.join(", "),
-                options.precision.unwrap_or_default() * 100.0
+                options.settings.precision.unwrap_or_default() * 100.0
             ));
         }
         for (position, (index, pacer_first)) in (1..).zip(order.round(&apps)) {
@@ -312,18 +188,15 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
     drop(pinned);
     cx.progress.finish();
-    cx.batch.finished_at = Some(now());
+    session::finish(&mut cx.batch.header);
     cx.batch.save(&cx.dir)?;
     Ok(cx.dir)
 }
 
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
 fn new_batch(
     options: &Options,
-    id: String,
+    header: RunHeader,
+    unpinned: Vec<String>,
     seed_checksum: String,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Batch> {
@@ -351,32 +224,9 @@ fn new_batch(
         })
         .collect();
     Ok(Batch {
-        id,
-        started_at: now(),
-        finished_at: None,
-        command: options.command.clone(),
-        git_commit: git_commit(),
-        machine: machine(),
-        cpu_sets: CpuSets {
-            app: format_list(&options.cpus.app),
-            services: format_list(&options.cpus.services),
-            load: format_list(&options.cpus.load),
-            note: options.cpus.note.clone(),
-            unpinned: Vec::new(),
-        },
-        settings: Settings {
-            connections: options.connections,
-            duration_secs: options.duration.as_secs_f64(),
-            warmup_secs: options.warmup.as_secs_f64(),
-            rounds: options.rounds,
-            precision: options.precision,
-            max_rounds: options.precision.map(|_| options.max_rounds),
-            precision_every_app: true,
-            order_seed: Some(options.order_seed),
-            loadgen: options.loadgen.name().to_owned(),
-            quick: options.quick,
-            routes: options.routes.clone(),
-        },
+        header,
+        cpu_sets: options.cpus.recorded(unpinned),
+        settings: options.settings.clone(),
         tools: tools(options.loadgen, runtime),
         seed_checksum,
         ceilings: Ceilings::default(),
@@ -431,21 +281,26 @@ impl Batcher<'_> {
     }
 
     fn app_env(&self) -> BTreeMap<String, String> {
-        harness_env(&self.options.cpus.app)
+        apps::harness_env(&self.options.cpus.app)
     }
 
     fn start(&self, app: &App, env: &BTreeMap<String, String>) -> Result<RunningApp> {
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        RunningApp::start_pinned(app, &env, Some(&self.options.cpus.app))
+        RunningApp::start_pinned(app, &apps::env_pairs(env), Some(&self.options.cpus.app))
     }
 
     fn fetch_reference(&mut self) -> Result<()> {
         self.progress.step("go reference pages");
         let go = apps::find(apps::GO)?;
         let running = self.start(&go, &self.app_env())?;
-        self.reference = parity::fetch_all(&running.base_url, &self.sample)?;
+        self.reference = Reference::fetch(&running.base_url)?;
         running.stop();
-        for route in self.options.routes.iter().filter(|r| !routes::writes(r)) {
+        for route in self
+            .options
+            .settings
+            .routes
+            .iter()
+            .filter(|r| !routes::writes(r))
+        {
             self.expected_bytes(route)?;
         }
         Ok(())
@@ -454,7 +309,8 @@ impl Batcher<'_> {
     /// The body length of the route's page as the parity gate fetched it from Go.
     fn expected_bytes(&self, route: &str) -> Result<u64> {
         let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
-        parity::read_page(&self.reference, path)
+        self.reference
+            .page(path)
             .map(|page| page.body.len() as u64)
             .with_context(|| format!("route {route}: {path} is not in the parity sample"))
     }
@@ -465,7 +321,7 @@ impl Batcher<'_> {
         self.batch.pacer = Some(Pacer {
             app: go.name,
             env: self.app_env(),
-            warmup_secs: self.options.warmup.as_secs_f64(),
+            warmup_secs: self.options.warmup().as_secs_f64(),
             per_visit: true,
         });
         self.save()
@@ -485,10 +341,10 @@ impl Batcher<'_> {
         let options = self.options;
         let plan = ceilings::Plan {
             loadgen: options.loadgen,
-            connections: options.connections,
-            warmup: options.warmup,
-            duration: options.duration,
-            runs: options.rounds,
+            connections: options.settings.connections,
+            warmup: options.warmup(),
+            duration: options.duration(),
+            runs: options.settings.rounds,
             app_cpus: &options.cpus.app,
             load_cpus: &options.cpus.load,
         };
@@ -618,11 +474,11 @@ impl Batcher<'_> {
                 let (target, warmup, stem) = match side {
                     Side::App => {
                         self.progress.step(format!("{label} · {route}"));
-                        (&running, options.warmup, stem)
+                        (&running, options.warmup(), stem)
                     }
                     Side::Pacer => {
                         self.progress.step(format!("{label} · {route} · go pacer"));
-                        (&pacer, options.warmup, format!("{stem}-pacer"))
+                        (&pacer, options.warmup(), format!("{stem}-pacer"))
                     }
                 };
                 let run = self.measure(target, route, round, warmup, &stem)?;
@@ -669,7 +525,7 @@ impl Batcher<'_> {
             target,
             warmup,
             routes,
-            self.options.connections,
+            self.options.settings.connections,
             self.options.cpus.load.len(),
             round,
             raw_stem,
@@ -686,16 +542,16 @@ impl Batcher<'_> {
 
     /// Fetches the parity sample from `running` and compares it with Go's pages.
     fn parity_check(&self, running: &RunningApp) -> Result<Parity> {
-        let fetched = parity::fetch_all(&running.base_url, &self.sample)?;
-        let mismatches = parity::compare(&self.reference, &fetched, &running.name);
+        let mismatches = self.reference.check(&running.base_url, &running.name)?;
+        let pages = self.reference.sample.len();
         Ok(Parity {
-            pages: fetched.len(),
+            pages,
             mismatches: mismatches.len(),
             first_diff: mismatches.first().map(|m| {
                 format!(
                     "{} of {} answers differ from go; first: {} ({})\n{}",
                     mismatches.len(),
-                    fetched.len(),
+                    pages,
                     m.request,
                     m.what,
                     m.diff
@@ -722,7 +578,7 @@ impl Batcher<'_> {
         let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
         let url = target.url(path);
         let expected = Expected {
-            connections: options.connections,
+            connections: options.settings.connections,
             body_bytes: Some(self.expected_bytes(route)?),
             writes: false,
         };
@@ -737,7 +593,7 @@ impl Batcher<'_> {
         };
         options.loadgen.run(
             &url,
-            options.connections,
+            options.settings.connections,
             warmup,
             &options.cpus.load,
             &raw("-warmup"),
@@ -746,13 +602,13 @@ impl Batcher<'_> {
         let sampler = Sampler::start_once_held(
             target.pid(),
             target.port,
-            measured_window(options.duration),
-            options.connections,
+            measured_window(options.duration()),
+            options.settings.connections,
         );
         let load = options.loadgen.run(
             &url,
-            options.connections,
-            options.duration,
+            options.settings.connections,
+            options.duration(),
             &options.cpus.load,
             &raw(""),
             expected.body_bytes,
@@ -788,14 +644,20 @@ impl Batcher<'_> {
         };
         let _writing = services::lock_comments()?;
         start_over()?;
-        let posts = client::seeded_posts(target, options.connections)?;
+        let posts = client::seeded_posts(target, options.settings.connections)?;
         let workload = Workload::Comments {
             posts: Arc::clone(&posts),
             mixed: route == "mixed",
         };
         let addr = format!("127.0.0.1:{}", target.port);
         let load = |duration: Duration| {
-            let load = Load::start(&runtime, &addr, &workload, options.connections, Pace::Flat);
+            let load = Load::start(
+                &runtime,
+                &addr,
+                &workload,
+                options.settings.connections,
+                Pace::Flat,
+            );
             std::thread::sleep(duration);
             load.finish(&runtime)
         };
@@ -804,16 +666,16 @@ impl Batcher<'_> {
         let sampler = Sampler::start_once_held(
             target.pid(),
             target.port,
-            measured_window(options.duration),
-            options.connections,
+            measured_window(options.duration()),
+            options.settings.connections,
         );
-        let records = load(options.duration);
+        let records = load(options.duration());
         let usage = sampler.finish();
         start_over()?;
         let raw_output = format!("{stem}.csv");
         std::fs::write(self.dir.join(&raw_output), client::records_csv(&records))?;
         let expected = Expected {
-            connections: options.connections,
+            connections: options.settings.connections,
             body_bytes: None,
             writes: true,
         };
@@ -866,134 +728,4 @@ fn admitted_run(
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
-}
-
-/// The folder results go to by default: `<workspace>/results`.
-pub fn default_results_dir() -> PathBuf {
-    apps::workspace_dir().join("results")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_round_visits_its_apps_once_and_each_pair_alternates_its_first_side() {
-        let mut order = VisitingOrder::new(5, 7);
-        let all = [0, 1, 2, 3, 4];
-        let mut rounds: Vec<Vec<(usize, bool)>> = (0..6).map(|_| order.round(&all)).collect();
-        // A later round of only some apps: each still alternates from its own last visit.
-        rounds.push(order.round(&[1, 3]));
-        for round in &rounds[..6] {
-            let mut apps: Vec<usize> = round.iter().map(|(app, _)| *app).collect();
-            apps.sort_unstable();
-            assert_eq!(apps, all);
-        }
-        for app in all {
-            let firsts: Vec<bool> = rounds
-                .iter()
-                .filter_map(|round| round.iter().find(|(a, _)| *a == app).map(|v| v.1))
-                .collect();
-            assert!(firsts.windows(2).all(|w| w[0] != w[1]), "{firsts:?}");
-        }
-        // The seed gives the order back; the rounds are not one rotation.
-        let mut again = VisitingOrder::new(5, 7);
-        assert_eq!(
-            (0..6).map(|_| again.round(&all)).collect::<Vec<_>>(),
-            rounds[..6]
-        );
-        let drawn: Vec<Vec<usize>> = rounds[..6]
-            .iter()
-            .map(|round| round.iter().map(|(app, _)| *app).collect())
-            .collect();
-        let rotations: Vec<Vec<usize>> = (1..=6).map(|round| rotated(5, round).collect()).collect();
-        assert_ne!(drawn, rotations);
-        let mut other = VisitingOrder::new(5, 8);
-        assert_ne!(
-            (0..6).map(|_| other.round(&all)).collect::<Vec<_>>(),
-            rounds[..6]
-        );
-    }
-
-    fn app_with_ratios(ratios: &[(&str, &[f64])]) -> AppResult {
-        let run = |index: u32, requests_per_sec: f64| Run {
-            index,
-            requests: 0,
-            requests_per_sec,
-            latency_ms: Default::default(),
-            status_codes: BTreeMap::new(),
-            errors: BTreeMap::new(),
-            connections: 50,
-            body_bytes: None,
-            wrong_length: None,
-            valid: true,
-            invalid_reason: None,
-            app_cpu_percent: 0.0,
-            app_rss_max_mib: 0.0,
-            postgres_cpu_percent: 0.0,
-            redis_cpu_percent: 0.0,
-            raw_output: String::new(),
-            stale_reads: None,
-            cpu_busy: None,
-        };
-        AppResult {
-            name: "app".to_owned(),
-            stack: String::new(),
-            versions: BTreeMap::new(),
-            settings: None,
-            env: BTreeMap::new(),
-            status: AppStatus::Ok,
-            parity: None,
-            parity_after_load: None,
-            deviations: Vec::new(),
-            routes: ratios
-                .iter()
-                .map(|(route, ratios)| RouteResult {
-                    route: (*route).to_owned(),
-                    path: String::new(),
-                    expected_bytes: None,
-                    runs: (1..)
-                        .zip(ratios.iter())
-                        .map(|(i, r)| run(i, 1000.0 * r))
-                        .collect(),
-                    pacer_runs: (1..)
-                        .zip(ratios.iter())
-                        .map(|(i, _)| run(i, 1000.0))
-                        .collect(),
-                })
-                .collect(),
-            start_up_warmups: Vec::new(),
-            visits: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn rounds_go_on_for_the_routes_not_yet_known_to_the_precision() {
-        let app = app_with_ratios(&[
-            // Three rounds within 1 %: the interval's half width is about 2.5 %.
-            ("home", &[1.00, 1.01, 0.99]),
-            // Spread by a quarter: nowhere near ±5 %.
-            ("detail", &[1.0, 1.25, 0.8]),
-            // One round: no interval yet.
-            ("tag", &[1.1]),
-            ("compute", &[1.00, 1.01, 0.99]),
-        ]);
-        let routes: Vec<String> = ["home", "detail", "tag", "compute", "write"]
-            .map(String::from)
-            .into();
-        assert_eq!(
-            imprecise_routes(&[&app], &routes, 0.05),
-            ["detail", "tag", "write"]
-        );
-        assert_eq!(imprecise_routes(&[&app], &routes, 0.02), routes);
-        // One app still imprecise on compute: every app runs it again.
-        let other = app_with_ratios(&[
-            ("home", &[1.00, 1.01, 0.99]),
-            ("compute", &[1.0, 1.25, 0.8]),
-        ]);
-        assert_eq!(
-            imprecise_routes(&[&app, &other], &routes, 0.05),
-            ["detail", "tag", "compute", "write"]
-        );
-    }
 }

@@ -1,7 +1,7 @@
-//! What a batch records about where it ran: the machine, the tools and their versions, the
+//! What a run records about where it ran: the machine, the tools and their versions, the
 //! commit.
 
-use super::loadgen::Loadgen;
+use crate::load::loadgen::Loadgen;
 use crate::results::Machine;
 use crate::stack::{apps, services};
 use sqlx::{Connection, PgConnection};

@@ -1,0 +1,759 @@
+//! The sweep's runs: each app started, pinned and parity-gated, then its closed-loop maxima,
+//! rate ladders, connection levels, overload and memory-limited levels measured and saved.
+
+use crate::load::admission::{Expected, admission};
+use crate::load::ceilings::StaticServer;
+use crate::load::client::{Load, Pace, Workload};
+use crate::load::loadgen::Loadgen;
+use crate::load::open_loop::{self};
+use crate::load::sampler::{Sampler, measured_window};
+use crate::load::warmup;
+use crate::parity::Reference;
+use crate::progress::Progress;
+use crate::results::sweep::{
+    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, ConnectionLevel, Floor, GeneratorCeiling,
+    Ladder, MemoryLimited, Overload, RatePoint, RouteSweep, Sweep,
+};
+use crate::results::write_atomically;
+use crate::routes;
+use crate::stack::apps::{self, Target};
+use crate::stack::cgroup::MemoryCgroup;
+use crate::stack::cpus::format_list;
+use crate::stack::page_cache;
+use crate::stack::processes::{await_connections_held, tree_rss_bytes};
+use crate::stack::server::RunningApp;
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::verdicts::{Scheduled, delivered, level_outcome, overload_outcome, rate_point};
+use super::{CONNECT_LIMIT, FAILING_IN_A_ROW, Options, Pass, phase};
+
+pub(super) struct Sweeper<'a> {
+    pub options: &'a Options,
+    pub dir: PathBuf,
+    pub sweep: Sweep,
+    pub reference: Reference,
+    pub progress: Progress,
+    pub interrupted: &'a AtomicBool,
+}
+
+/// A route's page as Go serves it on the seeded data: what every 200 must be.
+struct RoutePage {
+    route: String,
+    path: &'static str,
+    page: Arc<Vec<u8>>,
+}
+
+/// The process an open-loop run loads, and its loopback port.
+#[derive(Clone, Copy)]
+struct Served {
+    pid: u32,
+    port: u16,
+}
+
+impl Sweeper<'_> {
+    pub(super) fn save(&self) -> Result<()> {
+        self.sweep.save(&self.dir)
+    }
+
+    fn app(&mut self, index: usize) -> &mut AppSweep {
+        &mut self.sweep.apps[index]
+    }
+
+    fn check_interrupted(&self) -> Result<()> {
+        if self.interrupted.load(Ordering::SeqCst) {
+            bail!("interrupted (Ctrl-C or SIGTERM)");
+        }
+        Ok(())
+    }
+
+    fn route_page(&self, route: &str) -> Result<RoutePage> {
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+        let page = self
+            .reference
+            .page(path)
+            .with_context(|| format!("route {route}: {path} is not in the parity sample"))?;
+        Ok(RoutePage {
+            route: route.to_owned(),
+            path,
+            page: Arc::new(page.body.clone()),
+        })
+    }
+
+    /// The generator against a static page the size of the home page, on the app's CPUs,
+    /// at a rate no client here can deliver: what it delivers is its ceiling.
+    pub(super) fn measure_generator_ceiling(&mut self) -> Result<()> {
+        self.progress.step("generator ceiling");
+        let page = self.route_page("home")?;
+        let (server, addr) = StaticServer::start(&self.options.cpus.app, page.page.len())?;
+        let static_page = Arc::new(vec![b'x'; page.page.len()]);
+        let rate = 200_000.0;
+        // A warm-up inside the measured plan would leave a backlog of unanswerable
+        // requests ahead of the measured ones, so it is a run of its own.
+        let plan = |length| self.options.plan(Duration::ZERO, vec![phase(rate, length)]);
+        open_loop::run(
+            &addr,
+            "/",
+            Arc::clone(&static_page),
+            &plan(self.options.warmup()),
+            || (),
+        )?;
+        let run = open_loop::run(&addr, "/", static_page, &plan(self.options.run()), || ())?;
+        drop(server);
+        let per_sec = delivered(&run, Duration::ZERO) as f64 / run.length.as_secs_f64();
+        self.sweep.generator_ceiling = Some(GeneratorCeiling {
+            per_sec,
+            how: format!(
+                "the open-loop generator at {rate:.0} req/s for {:.0} s against a static {}-byte page (axum, CPUs {}); generator on CPUs {}, up to {} connections",
+                run.length.as_secs_f64(),
+                page.page.len(),
+                format_list(&self.options.cpus.app),
+                format_list(&self.options.cpus.load),
+                self.options.settings.max_connections
+            ),
+        });
+        self.progress
+            .say(format!("generator ceiling: {per_sec:.0} req/s"));
+        self.progress.inc();
+        self.save()
+    }
+
+    /// A round's latency floor (docs/spec.md §8.9): per route, the static server on the app's
+    /// CPUs with a page of the route's size, at each of the common rates.
+    pub(super) fn measure_floor(&mut self, round: u32) -> Result<()> {
+        let options = self.options;
+        for route in &options.settings.routes {
+            let Some(go_max) = self.sweep.apps[0]
+                .routes
+                .iter()
+                .find(|r| &r.route == route && r.closed_loop_counted())
+                .map(|r| r.closed_loop_per_sec)
+            else {
+                continue;
+            };
+            let bytes = self.route_page(route)?.page.len();
+            let (server, addr) = StaticServer::start(&options.cpus.app, bytes)?;
+            let page = RoutePage {
+                route: route.clone(),
+                path: "/",
+                page: Arc::new(vec![b'x'; bytes]),
+            };
+            let port = addr.rsplit(':').next().unwrap_or_default().parse()?;
+            let served = Served {
+                pid: server.pid(),
+                port,
+            };
+            for &fraction in &options.settings.common_fractions {
+                self.check_interrupted()?;
+                let rate = (go_max * fraction).round().max(1.0);
+                let percent = (fraction * 100.0).round();
+                self.progress.step(format!(
+                    "round {round} · the machine's floor · {route} · {rate:.0} req/s"
+                ));
+                let stem = format!("raw/floor-{route}-common-{percent:03}-r{round}");
+                let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
+                match self.sweep.floor.iter_mut().find(|f| &f.route == route) {
+                    Some(floor) => floor.runs.push(point),
+                    None => self.sweep.floor.push(Floor {
+                        route: route.clone(),
+                        body_bytes: bytes,
+                        runs: vec![point],
+                    }),
+                }
+                self.progress.inc();
+            }
+            drop(server);
+            self.save()?;
+        }
+        Ok(())
+    }
+
+    /// The harness's environment, then the target's own.
+    fn env(&self, target: &Target) -> BTreeMap<String, String> {
+        let mut env = apps::harness_env(&self.options.cpus.app);
+        env.extend(target.env.iter().cloned());
+        env
+    }
+
+    /// Adds the target's (empty) results and saves them.
+    pub(super) fn push_app(&mut self, target: &Target) -> Result<()> {
+        self.sweep.apps.push(AppSweep {
+            label: target.label.clone(),
+            env: self.env(target),
+            error: None,
+            routes: Vec::new(),
+            idle_rss_mib: None,
+            start_up_warmup_secs: target
+                .app
+                .manifest
+                .settings
+                .warmup()?
+                .map(|w| w.as_secs_f64()),
+            connections: Vec::new(),
+            overloads: Vec::new(),
+            memory_limited: None,
+        });
+        self.save()
+    }
+
+    /// One pass's visit to the app at `index`. What fails is recorded as the app's error,
+    /// and later passes skip the app.
+    pub(super) fn visit(&mut self, index: usize, pass: Pass, round: u32) -> Result<()> {
+        if self.sweep.apps[index].error.is_some() {
+            return Ok(());
+        }
+        let options = self.options;
+        let target = &options.targets[index];
+        let env = self.env(target);
+        let measured = match pass {
+            Pass::ClosedLoop => self.measure_closed_loops(index, target, &env, round),
+            Pass::Ladders => self.measure_ladders(index, target, &env, round),
+            Pass::Overload => self.measure_overload(index, target, &env, round),
+            Pass::Once => self.measure_once(index, target, &env),
+        };
+        if let Err(err) = measured {
+            let error = format!("{err:#}");
+            self.progress.say(format!("{}: {error}", target.label));
+            self.app(index).error = Some(error);
+        }
+        if pass == Pass::Once
+            && options.settings.memory_limit_bytes.is_some()
+            && !self.interrupted.load(Ordering::SeqCst)
+            && let Err(err) = self.measure_memory_limited(index, target, &env)
+        {
+            let app = self.app(index);
+            let error = format!("memory-limited: {err:#}");
+            app.error = Some(match app.error.take() {
+                Some(first) => format!("{first}; {error}"),
+                None => error,
+            });
+        }
+        self.save()
+    }
+
+    pub(super) fn sweep_memory_variant(&mut self, variant: &Target) -> Result<()> {
+        self.push_app(variant)?;
+        let index = self.sweep.apps.len() - 1;
+        if let Err(err) = self.measure_memory_limited(index, variant, &self.env(variant)) {
+            self.app(index).error = Some(format!("memory-limited: {err:#}"));
+        }
+        self.save()
+    }
+
+    /// Starts `target` for `pass` (which names its start-up warm-up's raw output), checks
+    /// its pages against Go's, and gives it the start-up warm-up its manifest asks for.
+    fn start(
+        &self,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        cgroup: Option<Arc<MemoryCgroup>>,
+        pass: &str,
+    ) -> Result<RunningApp> {
+        let running = RunningApp::start_in(
+            &target.app,
+            &apps::env_pairs(env),
+            Some(&self.options.cpus.app),
+            cgroup,
+        )?;
+        if let Some(first) = self
+            .reference
+            .check(&running.base_url, &target.label)?
+            .first()
+        {
+            bail!(
+                "parity: {} differs from Go's ({}); run `blogbench parity --apps {}`",
+                first.request,
+                first.what,
+                target.app.name
+            );
+        }
+        if let Some(warmup) = target.app.manifest.settings.warmup()? {
+            let options = self.options;
+            self.progress.step(format!(
+                "{}: start-up warm-up, {} s",
+                target.label,
+                warmup.as_secs()
+            ));
+            let stem = self
+                .dir
+                .join(format!("raw/{}-start-up-warmup-{pass}", target.label));
+            warmup::after_start(
+                &running,
+                warmup,
+                &options.settings.routes,
+                options.connections,
+                options.cpus.load.len(),
+                0,
+                &stem,
+            )?;
+        }
+        Ok(running)
+    }
+
+    /// `round/rounds · label`: where the sweep is, for the progress line.
+    fn at(&self, round: u32, target: &Target) -> String {
+        format!(
+            "round {round}/{} · {}",
+            self.options.settings.rounds, target.label
+        )
+    }
+
+    /// The first pass: each route's closed-loop max, added to the route's rounds.
+    fn measure_closed_loops(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let options = self.options;
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None, &format!("closed-loop-r{round}"))?;
+        for route in &options.settings.routes {
+            self.check_interrupted()?;
+            let page = self.route_page(route)?;
+            self.progress
+                .step(format!("{at} · {route} · closed-loop max"));
+            let run = self.closed_loop_max(&running, &page, &target.label, round)?;
+            if let Some(reason) = &run.not_counted {
+                self.progress.say(format!("{at} · {route}: {reason}"));
+            }
+            let routes = &mut self.app(index).routes;
+            if !routes.iter().any(|r| &r.route == route) {
+                routes.push(RouteSweep {
+                    route: route.clone(),
+                    path: page.path.to_owned(),
+                    slo_ms: options.settings.slo_ms[route],
+                    closed_loop_per_sec: 0.0,
+                    closed_loop_rounds: Vec::new(),
+                    common: Vec::new(),
+                    own: Vec::new(),
+                });
+            }
+            let swept = routes.iter_mut().find(|r| &r.route == route);
+            swept.expect("added above").add_closed_loop_round(run);
+            self.progress.inc();
+            self.save()?;
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// The second pass: each route's two ladders, at rates fixed by the first pass's
+    /// medians, so every round runs the same rates.
+    fn measure_ladders(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let options = self.options;
+        let closed_loop_max = |app: &AppSweep, route: &str| {
+            app.routes
+                .iter()
+                .find(|r| r.route == route && r.closed_loop_counted())
+                .map(|r| r.closed_loop_per_sec)
+                .with_context(|| {
+                    format!(
+                        "{}'s closed-loop max on {route}: no round's run counted",
+                        app.label
+                    )
+                })
+        };
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None, &format!("ladders-r{round}"))?;
+        for route in &options.settings.routes {
+            let page = self.route_page(route)?;
+            let go_max = closed_loop_max(&self.sweep.apps[0], route)?;
+            let own_max = closed_loop_max(&self.sweep.apps[index], route)?;
+            for (ladder, base, fractions) in [
+                (Ladder::Common, go_max, &options.settings.common_fractions),
+                (Ladder::Own, own_max, &options.settings.own_fractions),
+            ] {
+                let mut failing_in_a_row = 0;
+                for &fraction in fractions {
+                    self.check_interrupted()?;
+                    if failing_in_a_row >= FAILING_IN_A_ROW {
+                        self.progress.inc();
+                        continue;
+                    }
+                    let rate = (base * fraction).round().max(1.0);
+                    let percent = (fraction * 100.0).round();
+                    self.progress.step(format!(
+                        "{at} · {route} · {} {percent:.0} % · {rate:.0} req/s",
+                        ladder.name()
+                    ));
+                    let stem = format!(
+                        "raw/{}-{route}-{}-{percent:03}-r{round}",
+                        target.label,
+                        ladder.name()
+                    );
+                    prepare_cache(&running, &page)?;
+                    let served = Served {
+                        pid: running.pid(),
+                        port: running.port,
+                    };
+                    let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
+                    // A generator-late run says nothing of the app either way.
+                    failing_in_a_row =
+                        match (point.generator_late, point.valid && !point.fell_behind()) {
+                            (true, _) => failing_in_a_row,
+                            (false, true) => 0,
+                            (false, false) => failing_in_a_row + 1,
+                        };
+                    let swept = self
+                        .app(index)
+                        .routes
+                        .iter_mut()
+                        .find(|r| &r.route == route);
+                    let swept = swept.expect("added by the closed-loop pass");
+                    match ladder {
+                        Ladder::Common => swept.common.push(point),
+                        Ladder::Own => swept.own.push(point),
+                    }
+                    self.progress.inc();
+                }
+                self.save()?;
+            }
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// The last pass: the connection sweep and the overload.
+    fn measure_once(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let options = self.options;
+        self.progress
+            .step(format!("{}: start, parity", target.label));
+        let running = self.start(target, env, None, "connections")?;
+        let idle_rss = rss_mib(running.pid());
+        self.app(index).idle_rss_mib = Some(idle_rss);
+        let page = self.route_page(&options.settings.connection_route)?;
+        for &connections in &options.settings.connection_levels {
+            self.check_interrupted()?;
+            self.progress.step(format!(
+                "{}: {connections} connections on {}",
+                target.label, page.route
+            ));
+            let level = connection_level(&running, &page, connections, idle_rss, options)?;
+            self.app(index).connections.push(level);
+            self.progress.inc();
+            self.save()?;
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// A round's overload, the app started fresh for it.
+    fn measure_overload(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+        round: u32,
+    ) -> Result<()> {
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None, &format!("overload-r{round}"))?;
+        self.progress.step(format!("{at} · overload"));
+        let overload = self.overload(&running, index, target, round)?;
+        self.app(index).overloads.extend(overload);
+        self.progress.inc();
+        running.stop();
+        Ok(())
+    }
+
+    /// The fair run's closed loop (oha at its connections) after a warm-up: req/s, and why
+    /// the run does not count (docs/spec.md §5.6) when it does not.
+    fn closed_loop_max(
+        &self,
+        running: &RunningApp,
+        page: &RoutePage,
+        label: &str,
+        round: u32,
+    ) -> Result<ClosedLoopRound> {
+        let options = self.options;
+        prepare_cache(running, page)?;
+        let url = running.url(page.path);
+        let raw = |what: &str| {
+            self.dir.join(format!(
+                "raw/{label}-{}-closed-loop-r{round}{what}.json",
+                page.route
+            ))
+        };
+        let page_bytes = page.page.len() as u64;
+        let load = |duration: Duration, what: &str| {
+            Loadgen::Oha.run(
+                &url,
+                options.connections,
+                duration,
+                &options.cpus.load,
+                &raw(what),
+                Some(page_bytes),
+            )
+        };
+        load(options.warmup(), "-warmup")?;
+        let sampler = Sampler::start_once_held(
+            running.pid(),
+            running.port,
+            measured_window(options.run()),
+            options.connections,
+        );
+        let run = load(options.run(), "");
+        let usage = sampler.finish();
+        let run = run?;
+        let expected = Expected {
+            connections: options.connections,
+            body_bytes: Some(page_bytes),
+            writes: false,
+        };
+        let not_counted = admission(&run, expected, &usage)
+            .map(|reason| format!("{reason}; see {}", raw("").display()));
+        Ok(ClosedLoopRound {
+            round,
+            per_sec: run.requests_per_sec,
+            not_counted,
+        })
+    }
+
+    /// One open-loop rate: the cache prepared, a warm-up at the rate, the measured run,
+    /// its histogram saved as `<stem>.hlog`.
+    fn rate_point(
+        &self,
+        server: Served,
+        page: &RoutePage,
+        round: u32,
+        rate: f64,
+        fraction: f64,
+        stem: &str,
+    ) -> Result<RatePoint> {
+        let options = self.options;
+        let addr = format!("127.0.0.1:{}", server.port);
+        let plan = options.plan(options.warmup(), vec![phase(rate, options.run())]);
+        let mut sampler = None;
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || {
+            sampler = Some(Sampler::start(
+                server.pid,
+                server.port,
+                measured_window(options.run()),
+            ));
+        })?;
+        let usage = sampler.map(Sampler::finish).unwrap_or_default();
+        let histogram_file = format!("{stem}.hlog");
+        write_atomically(
+            &self.dir.join(&histogram_file),
+            &open_loop::interval_log(&run.records, run.length),
+        )?;
+        let client_bound = self
+            .sweep
+            .generator_ceiling
+            .as_ref()
+            .is_some_and(|c| rate > CLIENT_BOUND_FRACTION * c.per_sec);
+        Ok(rate_point(
+            &run,
+            Scheduled {
+                round,
+                rate,
+                fraction,
+            },
+            options.settings.slo_ms[&page.route],
+            &usage,
+            usage.cpu_busy(&options.cpus),
+            client_bound,
+            histogram_file,
+        ))
+    }
+
+    /// Overload on the overload route, from the app's max sustainable rate there.
+    fn overload(
+        &self,
+        running: &RunningApp,
+        index: usize,
+        target: &Target,
+        round: u32,
+    ) -> Result<Option<Overload>> {
+        let options = self.options;
+        let route = &options.settings.overload_route;
+        let Some(max) = self.sweep.apps[index]
+            .routes
+            .iter()
+            .find(|r| &r.route == route)
+            .and_then(|r| r.max_sustainable(options.settings.rounds))
+        else {
+            self.progress.say(format!(
+                "{}: no overload: no rate held on {route}",
+                target.label
+            ));
+            return Ok(None);
+        };
+        let page = self.route_page(route)?;
+        prepare_cache(running, &page)?;
+        let plan_secs = &options.settings.overload;
+        let base = (max * plan_secs.base_fraction).round().max(1.0);
+        let over = (max * plan_secs.overload_fraction).round().max(1.0);
+        let secs = Duration::from_secs_f64;
+        let plan = options.plan(
+            Duration::ZERO,
+            vec![
+                phase(base, secs(plan_secs.before_secs)),
+                phase(over, secs(plan_secs.overload_secs)),
+                phase(base, secs(plan_secs.after_secs)),
+            ],
+        );
+        let addr = format!("127.0.0.1:{}", running.port);
+        // An empty window: only CPU and RSS are read, connections are not counted.
+        let sampler = Sampler::start(running.pid(), running.port, Duration::ZERO..Duration::ZERO);
+        let run = open_loop::run(&addr, page.path, Arc::clone(&page.page), &plan, || ())?;
+        let usage = sampler.finish();
+        let histogram = format!("raw/{}-overload-{route}-r{round}.hlog", target.label);
+        write_atomically(
+            &self.dir.join(&histogram),
+            &open_loop::interval_log(&run.records, run.length),
+        )?;
+        Ok(Some(overload_outcome(
+            &run,
+            round,
+            route,
+            options.settings.slo_ms[route],
+            max,
+            (base, over),
+            plan_secs,
+            usage.app_rss_max_mib,
+            running.is_running(),
+            histogram,
+        )))
+    }
+
+    /// The connection sweep again with the app in a memory cgroup, restarted after a
+    /// level that killed it.
+    fn measure_memory_limited(
+        &mut self,
+        index: usize,
+        target: &Target,
+        env: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        let options = self.options;
+        let limit = options
+            .settings
+            .memory_limit_bytes
+            .expect("checked by the caller");
+        let cgroup = Arc::new(MemoryCgroup::create(
+            &target.label.replace('+', "-"),
+            limit,
+        )?);
+        self.app(index).memory_limited = Some(MemoryLimited {
+            limit_bytes: limit,
+            mechanism: cgroup.mechanism().to_owned(),
+            levels: Vec::new(),
+        });
+        let page = self.route_page(&options.settings.connection_route)?;
+        let mut running: Option<RunningApp> = None;
+        for &connections in &options.settings.connection_levels {
+            self.check_interrupted()?;
+            self.progress.step(format!(
+                "{}: {connections} connections under {} MiB",
+                target.label,
+                limit / (1024 * 1024)
+            ));
+            let app = match running.take() {
+                Some(app) if app.is_running() => app,
+                _ => self.start(
+                    target,
+                    env,
+                    Some(Arc::clone(&cgroup)),
+                    &format!("memory-limited-c{connections}"),
+                )?,
+            };
+            let idle_rss = rss_mib(app.pid());
+            let kills_before = cgroup.oom_kills();
+            let mut level = connection_level(&app, &page, connections, idle_rss, options)?;
+            let kills = cgroup.oom_kills() - kills_before;
+            level.oom_kills = Some(kills);
+            if kills > 0 {
+                level.valid = false;
+                let reason = format!("{kills} OOM kills");
+                level.invalid_reason = Some(match level.invalid_reason.take() {
+                    Some(other) => format!("{reason}; {other}"),
+                    None => reason,
+                });
+            }
+            let memory = self.app(index).memory_limited.as_mut().expect("set above");
+            memory.levels.push(level);
+            running = Some(app);
+            self.progress.inc();
+            self.save()?;
+        }
+        drop(running);
+        Ok(())
+    }
+}
+
+/// Clears the shared page cache (apps do not all store the same value under a key) and, for
+/// a cached route, primes it.
+fn prepare_cache(running: &RunningApp, page: &RoutePage) -> Result<()> {
+    page_cache::clear()?;
+    if page.path.starts_with("/cached/") {
+        ureq::get(&running.url(page.path)).call()?;
+    }
+    Ok(())
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    tree_rss_bytes(pid) as f64 / (1024.0 * 1024.0)
+}
+
+/// One closed-loop level of the connection sweep on the harness's client (every body
+/// checked): `connections` clients, a warm-up while they connect, then the measured run.
+fn connection_level(
+    running: &RunningApp,
+    page: &RoutePage,
+    connections: u32,
+    idle_rss_mib: f64,
+    options: &Options,
+) -> Result<ConnectionLevel> {
+    prepare_cache(running, page)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(options.cpus.load.len().max(1))
+        .enable_all()
+        .build()?;
+    let workload = Workload::Read {
+        path: page.path.to_owned(),
+        page: Arc::clone(&page.page),
+    };
+    let addr = format!("127.0.0.1:{}", running.port);
+    let load = Load::start(&runtime, &addr, &workload, connections, Pace::Flat);
+    std::thread::sleep(options.warmup());
+    // The connections all open at once and the kernel resends a SYN it dropped only a
+    // second later: the warm-up lasts until the app holds them all, or the level is invalid.
+    await_connections_held(running.pid(), running.port, connections, CONNECT_LIMIT);
+    let warmed = load.started.elapsed();
+    let sampler = Sampler::start(running.pid(), running.port, measured_window(options.run()));
+    std::thread::sleep(options.run());
+    let usage = sampler.finish();
+    let records = load.finish(&runtime);
+    let measured: Vec<_> = records
+        .iter()
+        .filter(|r| r.sent >= warmed && r.sent < warmed + options.run())
+        .copied()
+        .collect();
+    Ok(level_outcome(
+        connections,
+        &measured,
+        options.run(),
+        &usage,
+        idle_rss_mib,
+        running.is_running(),
+    ))
+}

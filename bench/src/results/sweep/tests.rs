@@ -1,0 +1,622 @@
+//! Checks of the sweep's verdicts, and of the README's sweep tables against the checked-in
+//! examples' `sweep.json`.
+
+use super::*;
+use crate::results::example_file;
+
+fn example_sweep(id: &str) -> Sweep {
+    Sweep::load(&example_file(&format!("example-sweep-{id}/sweep.json"))).unwrap()
+}
+
+fn point(round: u32, rate: f64, within_slo: bool, p99: f64) -> RatePoint {
+    RatePoint {
+        round,
+        target_per_sec: rate,
+        fraction: 0.0,
+        duration_secs: 1.0,
+        sent: 0,
+        completed: 0,
+        failed: 0,
+        in_flight: 0,
+        delivered_ratio: 1.0,
+        latency_ms: Latency {
+            p99,
+            ..Latency::default()
+        },
+        send_delay_ms: None,
+        connection_wait_ms: None,
+        read_delay_ms: None,
+        latency_less_generator_ms: None,
+        generator_late: false,
+        answers: BTreeMap::new(),
+        wrong_bodies: 0,
+        connections_opened: 0,
+        app_cpu_us_per_request: None,
+        postgres_cpu_us_per_request: None,
+        redis_cpu_us_per_request: None,
+        app_rss_max_mib: 0.0,
+        cpu_busy: None,
+        client_bound: false,
+        valid: within_slo,
+        invalid_reason: None,
+        bookkeeping: None,
+        within_slo,
+        histogram: String::new(),
+    }
+}
+
+fn route(common: Vec<RatePoint>, own: Vec<RatePoint>) -> RouteSweep {
+    RouteSweep {
+        route: "detail".to_owned(),
+        path: "/".to_owned(),
+        slo_ms: 50.0,
+        closed_loop_per_sec: 1000.0,
+        closed_loop_rounds: Vec::new(),
+        common,
+        own,
+    }
+}
+
+#[test]
+fn one_round_the_max_sustainable_rate_is_the_highest_sustained_with_misses_below_counted() {
+    let route = route(
+        vec![
+            point(1, 100.0, true, 1.0),
+            point(1, 300.0, false, 90.0),
+            point(1, 500.0, true, 9.0),
+        ],
+        vec![
+            point(1, 250.0, true, 3.0),
+            point(1, 200.0, true, 2.0),
+            point(1, 600.0, false, 80.0),
+        ],
+    );
+    assert_eq!(route.max_sustainable(1), Some(500.0));
+    assert_eq!(route.misses_below_max(1), 1);
+    let above = route.rung_that_set_the_max(1).unwrap();
+    assert_eq!(above.target_per_sec, 600.0);
+    let none = RouteSweep {
+        common: vec![point(1, 100.0, false, 70.0)],
+        own: Vec::new(),
+        ..route
+    };
+    assert_eq!(none.max_sustainable(1), None);
+    assert_eq!(none.misses_below_max(1), 0);
+    assert_eq!(none.rung_that_set_the_max(1).unwrap().target_per_sec, 100.0);
+    let top_held = RouteSweep {
+        common: vec![point(1, 100.0, true, 1.0)],
+        own: Vec::new(),
+        ..none
+    };
+    assert_eq!(
+        top_held.rung_that_set_the_max(1).unwrap().target_per_sec,
+        100.0
+    );
+}
+
+#[test]
+fn over_rounds_a_rate_is_sustained_when_more_than_half_the_rounds_held_it() {
+    // 400/s held in rounds 1 and 3, 800/s only in round 2, 1,000/s never run in round 3
+    // (its ladder stopped early) and held once.
+    let route = route(
+        vec![
+            point(1, 400.0, true, 5.0),
+            point(1, 800.0, false, 60.0),
+            point(1, 1000.0, true, 8.0),
+            point(2, 400.0, false, 70.0),
+            point(2, 800.0, true, 9.0),
+            point(2, 1000.0, false, 90.0),
+            point(3, 400.0, true, 4.0),
+            point(3, 800.0, false, 99.0),
+        ],
+        Vec::new(),
+    );
+    assert_eq!(route.max_sustainable(3), Some(400.0));
+    assert_eq!(
+        route.max_sustainable_by_round(3),
+        [Some(1000.0), Some(800.0), Some(400.0)]
+    );
+    let rungs = route.rungs();
+    assert_eq!(rungs.len(), 3);
+    assert_eq!(rungs[0].held(), 2);
+    assert_eq!(rungs[2].runs.len(), 2);
+    assert!(!rungs[2].sustained(3), "1 of 3 rounds, one not run");
+    assert_eq!(rungs[1].median_run().latency_ms.p99, 60.0);
+    assert_eq!(rungs[1].p99_range(), (9.0, 99.0));
+    assert_eq!(
+        rungs[2].median_run().latency_ms.p99,
+        90.0,
+        "higher middle of two"
+    );
+    // Two rounds: both must hold, and no rate was held in rounds 1 and 2.
+    let two_rounds = RouteSweep {
+        common: route
+            .common
+            .iter()
+            .filter(|p| p.round <= 2)
+            .cloned()
+            .collect(),
+        ..route.clone()
+    };
+    assert_eq!(two_rounds.max_sustainable(2), None);
+    assert_eq!(two_rounds.max_sustainable(1), Some(1000.0));
+}
+
+#[test]
+fn a_generator_late_run_is_neither_held_nor_failed() {
+    let late = |round: u32, rate: f64| RatePoint {
+        generator_late: true,
+        ..point(round, rate, false, 14.0)
+    };
+    // 800/s: held once, generator-late twice; 1,000/s: held once, failed once, late once.
+    let swept = route(
+        vec![
+            point(1, 800.0, true, 5.0),
+            late(2, 800.0),
+            late(3, 800.0),
+            point(1, 1000.0, true, 8.0),
+            point(2, 1000.0, false, 30.0),
+            late(3, 1000.0),
+        ],
+        Vec::new(),
+    );
+    let rungs = swept.rungs();
+    assert_eq!((rungs[0].held(), rungs[0].generator_late()), (1, 2));
+    assert!(
+        rungs[0].sustained(3),
+        "held in the one round that judged it"
+    );
+    assert!(
+        !rungs[1].sustained(3),
+        "held in one of the two that judged it"
+    );
+    assert_eq!(swept.max_sustainable(3), Some(800.0));
+    let all_late = route(vec![late(1, 800.0), late(2, 800.0)], Vec::new());
+    assert_eq!(all_late.max_sustainable(2), None, "no round judged it");
+}
+
+/// The README's recovery figures for docs/example-sweep-20261203135229, recomputed by
+/// today's rule from the per-second figures it recorded.
+#[test]
+fn the_example_sweep_s_overloads_by_the_recovery_rule() {
+    let sweep = example_sweep("20261203135229");
+    let plan = &sweep.settings.overload;
+    let end = plan.before_secs + plan.overload_secs;
+    let slo = sweep.settings.slo_ms["detail"];
+    let back: Vec<(&str, Option<f64>)> = sweep
+        .apps
+        .iter()
+        .filter_map(|app| {
+            let o = app.overloads.first()?;
+            let after = recovered_after_secs(&o.seconds, end, slo, o.base_per_sec);
+            Some((app.label.as_str(), after))
+        })
+        .collect();
+    assert_eq!(
+        back,
+        [
+            ("go", None),
+            ("axum-sqlx", Some(1.0)),
+            ("axum-sqlx-sysalloc", Some(6.0)),
+            ("axum-sqlx-jemalloc", None),
+            ("axum-postgres", Some(5.0)),
+            ("actix-sqlx", None),
+            ("gin", None),
+        ]
+    );
+}
+
+#[test]
+fn the_machine_is_bound_from_the_lowest_rate_its_floor_did_not_sustain() {
+    let floor = |held: &[(f64, [bool; 3])]| Floor {
+        route: "detail".to_owned(),
+        body_bytes: 6_000,
+        runs: (1..=3)
+            .flat_map(|round| {
+                held.iter().map(move |(rate, rounds)| {
+                    let held = rounds[round as usize - 1];
+                    point(round, *rate, held, if held { 2.0 } else { 80.0 })
+                })
+            })
+            .collect(),
+    };
+    let missed_twice = floor(&[
+        (1_000.0, [true; 3]),
+        (2_000.0, [true, false, false]),
+        (3_000.0, [true, true, false]),
+    ]);
+    assert_eq!(missed_twice.machine_bound_from(3), Some(2_000.0));
+    let missed_once = floor(&[(1_000.0, [true; 3]), (2_000.0, [true, false, true])]);
+    assert_eq!(missed_once.machine_bound_from(3), None);
+}
+
+/// The README's figures for docs/example-sweep-20261204170955, the first sweep with read
+/// delays: what became of its runs, and which maxima are floors for the generator.
+#[test]
+fn the_generator_late_example_sweep_as_the_readme_gives_it() {
+    let sweep = example_sweep("20261204170955");
+    let mut counts = BTreeMap::<&str, usize>::new();
+    for app in &sweep.apps {
+        for route in &app.routes {
+            let slo = sweep.settings.slo_ms[&route.route];
+            for (_, run) in route.runs() {
+                let less = run.latency_less_generator_ms.as_ref().unwrap().p99;
+                let kind = match (run.within_slo, run.generator_late, run.valid) {
+                    (true, ..) => "held",
+                    (_, true, _) if less <= slo => "late, the app's share within the SLO",
+                    (_, true, _) => "late, the generator's own p99 over the SLO",
+                    (_, _, true) => "missed",
+                    _ => "invalid",
+                };
+                *counts.entry(kind).or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(
+        counts.into_iter().collect::<Vec<_>>(),
+        [
+            ("held", 226),
+            ("invalid", 11),
+            ("late, the app's share within the SLO", 8),
+            ("late, the generator's own p99 over the SLO", 89),
+            ("missed", 22),
+        ]
+    );
+    // On cached-detail every max but gin's was set by a rung with a generator-late round.
+    let floors: Vec<(&str, bool)> = sweep
+        .apps
+        .iter()
+        .map(|app| {
+            let route = app
+                .routes
+                .iter()
+                .find(|r| r.route == "cached-detail")
+                .unwrap();
+            let set_by = route.rung_that_set_the_max(3).unwrap();
+            (app.label.as_str(), set_by.generator_late() > 0)
+        })
+        .collect();
+    assert_eq!(
+        floors,
+        [
+            ("go", true),
+            ("axum-sqlx", true),
+            ("axum-sqlx-sysalloc", true),
+            ("actix-sqlx", true),
+            ("gin", false)
+        ]
+    );
+    // The earlier sweep of the same five apps and two routes, before read delays: runs
+    // whose send delay alone had a p99 over the SLO, each counted as a failure.
+    let before = example_sweep("20261203135229");
+    let apps = ["go", "axum-sqlx", "axum-sqlx-sysalloc", "actix-sqlx", "gin"];
+    let (mut runs, mut late_to_send) = (0, 0);
+    for app in before
+        .apps
+        .iter()
+        .filter(|a| apps.contains(&a.label.as_str()))
+    {
+        for route in app.routes.iter().filter(|r| r.route.ends_with("detail")) {
+            let slo = before.settings.slo_ms[&route.route];
+            for (_, run) in route.runs() {
+                runs += 1;
+                let send_p99 = run.send_delay_ms.as_ref().unwrap().p99;
+                if send_p99 > slo {
+                    assert!(!run.within_slo);
+                    late_to_send += 1;
+                }
+            }
+        }
+    }
+    assert_eq!((runs, late_to_send), (287, 110));
+}
+
+/// The README's table of the six camps at a given load (docs/example-sweep-20261205010548):
+/// per app and route, the max rate under the SLO, then at half Go's closed-loop max the
+/// median share delivered, the app's CPU µs per request (runs that answered) and the
+/// median run's RSS in MiB.
+#[test]
+fn the_six_camps_at_a_given_load_as_the_readme_gives_them() {
+    let sweep = example_sweep("20261205010548");
+    let rounds = sweep.settings.rounds;
+    let mut rows = Vec::new();
+    for app in &sweep.apps {
+        for route in &app.routes {
+            let rungs = route.rungs();
+            let half = rungs
+                .iter()
+                .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+                .unwrap();
+            let delivered = median(half.runs.iter().map(|run| run.delivered_ratio));
+            let cpu = median(
+                half.runs
+                    .iter()
+                    .filter(|run| run.completed > 0)
+                    .map(|run| run.app_cpu_us_per_request.unwrap()),
+            );
+            rows.push((
+                format!("{} {}", app.label, route.route),
+                route.max_sustainable(rounds).map(|max| max as u32),
+                half.target_per_sec as u32,
+                (delivered.unwrap().0 * 100.0).round() as u32,
+                cpu.map(|(cpu, _)| cpu.round() as u32),
+                half.median_run().app_rss_max_mib.round() as u32,
+            ));
+        }
+    }
+    let expected = [
+        ("go detail", Some(4_237), 2_354, 100, Some(263), 23),
+        ("go cached-detail", Some(11_761), 11_761, 100, Some(66), 32),
+        ("gin detail", Some(4_334), 2_354, 100, Some(263), 29),
+        ("gin cached-detail", Some(11_761), 11_761, 100, Some(66), 39),
+        ("axum-sqlx detail", Some(5_414), 2_354, 100, Some(177), 19),
+        (
+            "axum-sqlx cached-detail",
+            Some(24_672),
+            11_761,
+            100,
+            Some(43),
+            24,
+        ),
+        ("actix-sqlx detail", Some(5_230), 2_354, 100, Some(178), 20),
+        (
+            "actix-sqlx cached-detail",
+            Some(25_165),
+            11_761,
+            100,
+            Some(44),
+            31,
+        ),
+        ("fastify detail", Some(3_531), 2_354, 100, Some(333), 144),
+        (
+            "fastify cached-detail",
+            Some(17_642),
+            11_761,
+            100,
+            Some(70),
+            140,
+        ),
+        ("fastapi detail", Some(1_622), 2_354, 59, Some(702), 79),
+        (
+            "fastapi cached-detail",
+            Some(3_777),
+            11_761,
+            0,
+            Some(558),
+            83,
+        ),
+        (
+            "spring-webflux detail",
+            Some(2_843),
+            2_354,
+            100,
+            Some(384),
+            437,
+        ),
+        (
+            "spring-webflux cached-detail",
+            None,
+            11_761,
+            100,
+            Some(77),
+            437,
+        ),
+        ("laravel detail", None, 2_354, 0, Some(878), 210),
+        ("laravel cached-detail", None, 11_761, 0, None, 210),
+    ];
+    let expected: Vec<_> = expected
+        .into_iter()
+        .map(|(name, max, rate, delivered, cpu, rss)| {
+            (name.to_owned(), max, rate, delivered, cpu, rss)
+        })
+        .collect();
+    assert_eq!(rows, expected);
+    let app = |label: &str| sweep.apps.iter().find(|a| a.label == label).unwrap();
+    let spring_cached = &app("spring-webflux").routes[1];
+    let half = spring_cached
+        .rungs()
+        .into_iter()
+        .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+        .unwrap();
+    assert_eq!((half.median_run().latency_ms.p99 * 10.0).round(), 696.0);
+    let laravel_detail = &app("laravel").routes[0];
+    assert_eq!(laravel_detail.closed_loop_per_sec.round(), 437.0);
+    let half = laravel_detail
+        .rungs()
+        .into_iter()
+        .find(|r| r.ladder == Ladder::Common && r.fraction == 0.5)
+        .unwrap();
+    let answers: Vec<&str> = half.runs[0].answers.keys().map(String::as_str).collect();
+    assert_eq!(answers, ["502", "error: over the latency limit"]);
+}
+
+/// docs/spec.md §8.7's figures: Go on cached-detail with the generator sharing CPU 1 with
+/// PostgreSQL and Redis (docs/example-sweep-20261204175115), then alone on it
+/// (-20261204190632): per round at half Go's max, (p99, latency less the generator's
+/// lateness p99, generator-late), in ms.
+#[test]
+fn go_s_tails_with_the_generator_shared_and_alone() {
+    let at_half = |id: &str| -> Vec<(f64, f64, bool)> {
+        let sweep = example_sweep(id);
+        let route = &sweep.apps[0].routes[0];
+        route
+            .common
+            .iter()
+            .filter(|p| p.fraction == 0.5)
+            .map(|p| {
+                let less = p.latency_less_generator_ms.as_ref().unwrap().p99;
+                let round = |ms: f64| (ms * 10.0).round() / 10.0;
+                (round(p.latency_ms.p99), round(less), p.generator_late)
+            })
+            .collect()
+    };
+    assert_eq!(
+        at_half("20261204175115"),
+        [(61.2, 61.0, false), (5.5, 5.0, false), (14.3, 13.6, false)]
+    );
+    assert_eq!(
+        at_half("20261204190632"),
+        [(3.3, 1.9, false), (13.1, 9.6, true), (3.8, 2.8, false)]
+    );
+}
+
+/// The README's figures for cached-detail at half Go's max in
+/// docs/example-sweep-20261203135229.
+#[test]
+fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
+    let sweep = example_sweep("20261203135229");
+    let slo = sweep.settings.slo_ms["cached-detail"];
+    let runs: Vec<(&str, &RatePoint)> = sweep
+        .apps
+        .iter()
+        .flat_map(|app| app.routes.iter().map(move |r| (app.label.as_str(), r)))
+        .filter(|(_, route)| route.route == "cached-detail")
+        .flat_map(|(label, route)| route.common.iter().map(move |p| (label, p)))
+        .filter(|(_, p)| p.fraction == 0.5)
+        .collect();
+    assert_eq!(runs[0].1.target_per_sec, 10_106.0);
+    let held_once = sweep
+        .apps
+        .iter()
+        .filter(|app| {
+            runs.iter()
+                .filter(|(l, p)| *l == app.label && p.within_slo)
+                .count()
+                == 1
+        })
+        .count();
+    assert_eq!((held_once, sweep.apps.len()), (5, 7));
+    let p50s = runs.iter().map(|(_, p)| p.latency_ms.p50);
+    let p50_range = (
+        p50s.clone().fold(f64::MAX, f64::min),
+        p50s.fold(0.0, f64::max),
+    );
+    assert_eq!(p50_range, (0.218, 0.502));
+    let missed: Vec<&RatePoint> = runs
+        .iter()
+        .map(|(_, p)| *p)
+        .filter(|p| !p.within_slo)
+        .collect();
+    let p99s = missed.iter().map(|p| p.latency_ms.p99);
+    let p99_range = (
+        p99s.clone().fold(f64::MAX, f64::min),
+        p99s.fold(0.0, f64::max),
+    );
+    assert_eq!((missed.len(), p99_range), (14, (11.279, 84.735)));
+    let p99 = |latency: &Option<Latency>| latency.as_ref().unwrap().p99;
+    let generator_late: Vec<f64> = missed
+        .iter()
+        .map(|p| p99(&p.send_delay_ms))
+        .filter(|delay| *delay > slo)
+        .collect();
+    assert_eq!(generator_late, [14.375, 10.199]);
+    let (waited, rest): (Vec<&&RatePoint>, Vec<&&RatePoint>) = missed
+        .iter()
+        .filter(|p| p99(&p.send_delay_ms) <= slo)
+        .partition(|p| p99(&p.connection_wait_ms) > slo);
+    let waits: Vec<f64> = waited.iter().map(|p| p99(&p.connection_wait_ms)).collect();
+    assert_eq!(waits, [22.719]);
+    let share = rest
+        .iter()
+        .map(|p| (p99(&p.send_delay_ms) + p99(&p.connection_wait_ms)) / p.latency_ms.p99)
+        .fold(0.0, f64::max);
+    assert_eq!((rest.len(), (share * 100.0).round()), (11, 54.0));
+}
+
+/// The README's sentence on Cot's home page in the two example sweeps that ran it.
+#[test]
+fn cot_s_home_page_held_no_rate_in_the_example_sweeps() {
+    let mut found = Vec::new();
+    for id in ["20261203095217", "20261202122851"] {
+        let sweep = example_sweep(id);
+        let cot = sweep.apps.iter().find(|a| a.label == "cot").unwrap();
+        let home = cot.routes.iter().find(|r| r.route == "home").unwrap();
+        assert_eq!(home.max_sustainable(sweep.settings.rounds), None, "{id}");
+        let lowest = ladder_lowest(home);
+        found.push((
+            lowest.target_per_sec,
+            lowest.latency_ms.p99.round(),
+            home.closed_loop_per_sec.round(),
+        ));
+    }
+    assert_eq!(found, [(45.0, 485.0, 91.0), (40.0, 52.0, 81.0)]);
+}
+
+/// The README's figures for axum-sqlx, its system-allocator and its jemalloc build (in
+/// that order) in the one-pass and the rounds example sweeps: the max sustainable rate
+/// on cached-detail and the closed-loop max on detail.
+#[test]
+fn the_allocator_builds_in_the_example_sweeps() {
+    let builds = ["axum-sqlx", "axum-sqlx-sysalloc", "axum-sqlx-jemalloc"];
+    let figures = |id: &str| -> Vec<(f64, f64)> {
+        let sweep = example_sweep(id);
+        builds
+            .iter()
+            .map(|label| {
+                let app = sweep.apps.iter().find(|a| a.label == *label).unwrap();
+                let route = |name: &str| app.routes.iter().find(|r| r.route == name).unwrap();
+                let cached = route("cached-detail").max_sustainable(sweep.settings.rounds);
+                let detail = route("detail").closed_loop_per_sec.round();
+                (cached.unwrap(), detail)
+            })
+            .collect()
+    };
+    assert_eq!(
+        figures("20261203095217"),
+        [(14_444.0, 2_401.0), (4_815.0, 3_925.0), (1_926.0, 7_998.0)]
+    );
+    assert_eq!(
+        figures("20261203135229"),
+        [(5_053.0, 8_210.0), (5_053.0, 7_138.0), (5_053.0, 6_234.0)]
+    );
+}
+
+/// docs/spec.md §8.7: Go's p99 on cached-detail at a tenth of its closed-loop max in the
+/// sweep with one schedule per rate and in the two before it.
+#[test]
+fn go_s_low_rate_tail_in_the_example_sweeps() {
+    let p99s: Vec<(f64, f64)> = ["20261203073719", "20261202122851", "20261202171842"]
+        .iter()
+        .map(|id| {
+            let sweep = example_sweep(id);
+            let go = &sweep.apps[0];
+            let cached = go
+                .routes
+                .iter()
+                .find(|r| r.route == "cached-detail")
+                .unwrap();
+            let tenth = cached.common.iter().find(|p| p.fraction == 0.1).unwrap();
+            (
+                tenth.target_per_sec,
+                (tenth.latency_ms.p99 * 10.0).round() / 10.0,
+            )
+        })
+        .collect();
+    assert_eq!(p99s, [(1_769.0, 5.2), (1_001.0, 25.2), (1_366.0, 110.7)]);
+}
+
+fn ladder_lowest(route: &RouteSweep) -> &RatePoint {
+    route
+        .runs()
+        .map(|(_, p)| p)
+        .min_by(|a, b| a.target_per_sec.total_cmp(&b.target_per_sec))
+        .unwrap()
+}
+
+#[test]
+fn the_closed_loop_max_is_the_median_of_the_rounds_that_counted() {
+    let mut route = route(Vec::new(), Vec::new());
+    let run = |round, per_sec, not_counted: Option<&str>| ClosedLoopRound {
+        round,
+        per_sec,
+        not_counted: not_counted.map(str::to_owned),
+    };
+    route.add_closed_loop_round(run(1, 500.0, Some("the app held 27 of 50 connections")));
+    assert_eq!(route.closed_loop_per_sec, 0.0);
+    assert!(!route.closed_loop_counted());
+    for (round, per_sec) in [(2, 2401.0), (3, 7998.0), (4, 3925.0)] {
+        route.add_closed_loop_round(run(round, per_sec, None));
+    }
+    assert_eq!(route.closed_loop_per_sec, 3925.0);
+    assert!(route.closed_loop_counted());
+}
