@@ -209,4 +209,37 @@ mod tests {
             ]
         );
     }
+
+    /// The README's long A/A check, docs/example-null-check-20261205092502: Go against two
+    /// twins, 12 rounds of home, detail and cached-detail, each visit with its own pacer.
+    #[test]
+    fn the_long_null_check_as_the_readme_gives_it() {
+        let batch = Batch::load(&example_file(
+            "example-null-check-20261205092502/results.json",
+        ))
+        .unwrap();
+        let verdicts = of(&batch, &batch.settings.routes);
+        assert_eq!(
+            NullCheck::of(&batch, &verdicts),
+            Some(NullCheck {
+                intervals: 9,
+                excluding_one: 1,
+                pairs: 9,
+                told_apart: 0
+            })
+        );
+        for route in &verdicts {
+            assert_eq!(route.tiers.len(), 1, "{}: one tier", route.route);
+            assert!(route.apps.iter().all(|r| r.rounds == 12));
+        }
+        let interval = |route: usize, app: &str| {
+            let ranked = verdicts[route].apps.iter().find(|r| r.app == app).unwrap();
+            let interval = ranked.interval.unwrap();
+            [interval.low, interval.high].map(|x| (x * 100.0).round())
+        };
+        // The one interval that excludes 1, and the widest.
+        assert_eq!(interval(0, "go+TWIN=2"), [100.0, 108.0]);
+        assert!(verdicts[0].apps[0].interval.unwrap().low > 1.0);
+        assert_eq!(interval(0, "go"), [92.0, 109.0]);
+    }
 }

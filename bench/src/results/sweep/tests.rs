@@ -620,3 +620,99 @@ fn the_closed_loop_max_is_the_median_of_the_rounds_that_counted() {
     assert_eq!(route.closed_loop_per_sec, 3925.0);
     assert!(route.closed_loop_counted());
 }
+
+/// The README's figures for docs/example-sweep-20261205125726, seven apps beside the
+/// machine's floor: the floor held every common rate in every round, so no max is
+/// machine-bound; the CPU the generator shares with the services makes every max a floor;
+/// and steal stayed under the mark in every run.
+#[test]
+fn the_machine_s_floor_beside_seven_apps_as_the_readme_gives_it() {
+    let sweep = example_sweep("20261205125726");
+    let rounds = sweep.settings.rounds;
+    for floor in &sweep.floor {
+        assert_eq!(floor.machine_bound_from(rounds), None, "{}", floor.route);
+        assert!(floor.rungs().iter().all(|rung| rung.held() == 3));
+        let p99s: Vec<f64> = floor
+            .rungs()
+            .iter()
+            .map(|rung| rung.median_run().latency_ms.p99)
+            .collect();
+        let low = p99s.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = p99s.iter().copied().fold(0.0, f64::max);
+        let top = floor
+            .rungs()
+            .iter()
+            .map(|r| r.target_per_sec)
+            .fold(0.0, f64::max);
+        let expected = match floor.route.as_str() {
+            "detail" => (1.17, 1.28, 4_173),
+            _ => (1.25, 2.60, 19_503),
+        };
+        assert_eq!(
+            (round2(low), round2(high), top.round() as u32),
+            expected,
+            "{}",
+            floor.route
+        );
+    }
+
+    let (mut maxima, mut late, mut service_bound, mut floors) = (0, 0, 0, 0);
+    for app in &sweep.apps {
+        for route in &app.routes {
+            let set_by = route.rung_that_set_the_max(rounds).unwrap();
+            let run = set_by.median_run();
+            maxima += 1;
+            late += usize::from(set_by.generator_late() > 0);
+            service_bound += usize::from(run.cpu_busy.unwrap().service_bound());
+            floors += usize::from(
+                set_by.generator_late() > 0
+                    || run.client_bound
+                    || run.cpu_busy.unwrap().service_bound(),
+            );
+        }
+    }
+    assert_eq!((maxima, floors, late, service_bound), (14, 14, 13, 10));
+
+    let detail_at_09: Vec<f64> = sweep
+        .apps
+        .iter()
+        .map(|app| {
+            let detail = app.routes.iter().find(|r| r.route == "detail").unwrap();
+            let rung = detail
+                .rungs()
+                .into_iter()
+                .find(|r| r.ladder == Ladder::Common && r.fraction == 0.9)
+                .unwrap();
+            rung.median_run().latency_ms.p99
+        })
+        .collect();
+    let low = detail_at_09.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = detail_at_09.iter().copied().fold(0.0, f64::max);
+    assert_eq!((low.round() as u32, high.round() as u32), (15, 371));
+
+    let app_runs = sweep
+        .apps
+        .iter()
+        .flat_map(|app| &app.routes)
+        .flat_map(|route| route.runs().map(|(_, run)| run));
+    let floor_runs = sweep.floor.iter().flat_map(|floor| &floor.runs);
+    let steal: Vec<f64> = app_runs
+        .chain(floor_runs)
+        .map(|run| {
+            let taken = run.cpu_busy.unwrap().taken.unwrap();
+            taken.steal_app.max(taken.steal_services_and_load)
+        })
+        .collect();
+    let worst = steal.iter().copied().fold(0.0, f64::max);
+    assert_eq!(steal.len(), 318);
+    assert!(
+        worst < STEAL_MARK && round2(worst * 100.0) == 1.13,
+        "{worst}"
+    );
+    assert_eq!(median(steal.iter().copied()).unwrap().0, 0.0);
+}
+
+/// `value` to two decimals.
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
