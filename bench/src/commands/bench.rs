@@ -1,6 +1,6 @@
 //! `blogbench bench`: the fair benchmark (docs/spec.md §5) and its report.
 
-use super::shared::{AppSelection, CpuArgs, ResultsFolder, RouteSelection, preset, print_problems};
+use super::shared::{AppSelection, Pinning, ResultsFolder, RouteSelection, preset, print_problems};
 use super::values::{parse_duration, parse_share};
 use crate::load::batch;
 use crate::load::loadgen::Loadgen;
@@ -53,11 +53,7 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value = "oha")]
     loadgen: Loadgen,
     #[command(flatten)]
-    cpus: CpuArgs,
-    /// Measure even when taskset cannot pin the services or the harness (the results and
-    /// the report say what was not pinned).
-    #[arg(long)]
-    allow_unpinned: bool,
+    pinning: Pinning,
     #[command(flatten)]
     results: ResultsFolder,
 }
@@ -109,8 +105,8 @@ pub fn run(args: BenchArgs) -> Result<bool> {
         settings,
         apps: args.apps.targets()?,
         loadgen: args.loadgen,
-        cpus: args.cpus.split()?,
-        allow_unpinned: args.allow_unpinned,
+        cpus: args.pinning.cpus.split()?,
+        allow_unpinned: args.pinning.allow_unpinned,
         results_dir: args.results.or(session::default_results_dir),
     };
     let interrupted = session::interrupt_flag()?;

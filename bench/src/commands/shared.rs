@@ -130,6 +130,18 @@ impl CpuArgs {
     }
 }
 
+/// The CPU sets, for a command that pins what it runs and refuses to measure unpinned
+/// unless told.
+#[derive(clap::Args)]
+pub struct Pinning {
+    #[command(flatten)]
+    pub cpus: CpuArgs,
+    /// Measure even when taskset cannot pin the services or the harness (the results and
+    /// the report say what was not pinned).
+    #[arg(long)]
+    pub allow_unpinned: bool,
+}
+
 /// `--results`: the folder a command writes its run's folder into.
 #[derive(clap::Args)]
 pub struct ResultsFolder {

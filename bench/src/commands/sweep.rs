@@ -1,7 +1,7 @@
 //! `blogbench sweep`: latency at a given load (docs/spec.md §8) and its report.
 
 use super::shared::{
-    AppSelection, CpuArgs, ResultsFolder, RouteSelection, check_routes, preset, print_problems,
+    AppSelection, Pinning, ResultsFolder, RouteSelection, check_routes, preset, print_problems,
 };
 use super::values::{parse_bytes, parse_duration, parse_slo};
 use crate::load::loadgen::Loadgen;
@@ -82,11 +82,7 @@ pub struct SweepArgs {
     #[arg(long)]
     quick: bool,
     #[command(flatten)]
-    cpus: CpuArgs,
-    /// Measure even when taskset cannot pin the services or the harness (the results and
-    /// the report say what was not pinned).
-    #[arg(long)]
-    allow_unpinned: bool,
+    pinning: Pinning,
     #[command(flatten)]
     results: ResultsFolder,
 }
@@ -175,8 +171,8 @@ pub fn run(args: SweepArgs) -> Result<bool> {
         arrivals: args.arrivals,
         connections: args.connections,
         memory_variants,
-        cpus: args.cpus.split()?,
-        allow_unpinned: args.allow_unpinned,
+        cpus: args.pinning.cpus.split()?,
+        allow_unpinned: args.pinning.allow_unpinned,
         results_dir: args.results.or(session::default_results_dir),
     };
     Loadgen::Oha.version()?;

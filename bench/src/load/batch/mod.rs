@@ -4,19 +4,16 @@
 //! just before or after it; parity again after the load;
 //! `results/<batch>/results.json` saved after every run.
 
+mod measure;
 mod order;
 
-use crate::load::admission::{Expected, admission};
 use crate::load::ceilings;
-use crate::load::client::{self, Load, Pace, Workload};
-use crate::load::loadgen::{LoadRun, Loadgen};
-use crate::load::sampler::{Sampler, Usage, measured_window};
+use crate::load::loadgen::Loadgen;
 use crate::load::warmup;
 use crate::parity::Reference;
 use crate::progress::Progress;
-use crate::results::sweep::CpuBusy;
 use crate::results::{
-    AppResult, AppStatus, Batch, Ceilings, Pacer, Parity, RouteResult, Run, RunHeader, RunKind,
+    AppResult, AppStatus, Batch, Ceilings, Pacer, Parity, RouteResult, RunHeader, RunKind,
     Settings, StartUpWarmup, Visit,
 };
 use crate::routes;
@@ -32,7 +29,6 @@ pub use order::{VisitingOrder, imprecise_routes};
 use sqlx::PgConnection;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -559,132 +555,6 @@ impl Batcher<'_> {
             }),
         })
     }
-
-    /// One run of `target` on `route`: the page cache cleared (and primed for a cached
-    /// route), a warm-up, then the measured run, sampled and admitted. The load generator's
-    /// output goes to `<stem>.<ext>` (and `<stem>-warmup.<ext>`) in the batch folder.
-    fn measure(
-        &self,
-        target: &RunningApp,
-        route: &str,
-        round: u32,
-        warmup: Duration,
-        stem: &str,
-    ) -> Result<Run> {
-        if routes::writes(route) {
-            return self.measure_comments(target, route, round, warmup, stem);
-        }
-        let options = self.options;
-        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
-        let url = target.url(path);
-        let expected = Expected {
-            connections: options.settings.connections,
-            body_bytes: Some(self.expected_bytes(route)?),
-            writes: false,
-        };
-        // Apps share the `page:*` keys, and not every app stores the same value there.
-        page_cache::clear()?;
-        if path.starts_with("/cached/") {
-            ureq::get(&url).call()?;
-        }
-        let raw = |what: &str| {
-            self.dir
-                .join(format!("{stem}{what}.{}", options.loadgen.extension()))
-        };
-        options.loadgen.run(
-            &url,
-            options.settings.connections,
-            warmup,
-            &options.cpus.load,
-            &raw("-warmup"),
-            expected.body_bytes,
-        )?;
-        let sampler = Sampler::start_once_held(
-            target.pid(),
-            target.port,
-            measured_window(options.duration()),
-            options.settings.connections,
-        );
-        let load = options.loadgen.run(
-            &url,
-            options.settings.connections,
-            options.duration(),
-            &options.cpus.load,
-            &raw(""),
-            expected.body_bytes,
-        );
-        let usage = sampler.finish();
-        let raw_output = format!("{stem}.{}", options.loadgen.extension());
-        let busy = usage.cpu_busy(&options.cpus);
-        Ok(admitted_run(
-            round, load?, expected, &usage, busy, raw_output,
-        ))
-    }
-
-    /// One run of a route that writes (docs/spec.md §5.2), on the harness's own client: the
-    /// comments reset and the page cache cleared, a warm-up, again, then the measured run.
-    /// Client `i` comments on post `1000 − i` only; every request is kept (`<stem>.csv`).
-    fn measure_comments(
-        &self,
-        target: &RunningApp,
-        route: &str,
-        round: u32,
-        warmup: Duration,
-        stem: &str,
-    ) -> Result<Run> {
-        let options = self.options;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(options.cpus.load.len().max(1))
-            .enable_all()
-            .build()?;
-        let start_over = || -> Result<()> {
-            services::reset_comments()?;
-            page_cache::clear()?;
-            Ok(())
-        };
-        let _writing = services::lock_comments()?;
-        start_over()?;
-        let posts = client::seeded_posts(target, options.settings.connections)?;
-        let workload = Workload::Comments {
-            posts: Arc::clone(&posts),
-            mixed: route == "mixed",
-        };
-        let addr = format!("127.0.0.1:{}", target.port);
-        let load = |duration: Duration| {
-            let load = Load::start(
-                &runtime,
-                &addr,
-                &workload,
-                options.settings.connections,
-                Pace::Flat,
-            );
-            std::thread::sleep(duration);
-            load.finish(&runtime)
-        };
-        load(warmup);
-        start_over()?;
-        let sampler = Sampler::start_once_held(
-            target.pid(),
-            target.port,
-            measured_window(options.duration()),
-            options.settings.connections,
-        );
-        let records = load(options.duration());
-        let usage = sampler.finish();
-        start_over()?;
-        let raw_output = format!("{stem}.csv");
-        std::fs::write(self.dir.join(&raw_output), client::records_csv(&records))?;
-        let expected = Expected {
-            connections: options.settings.connections,
-            body_bytes: None,
-            writes: true,
-        };
-        let load = client::summarise(&records, &posts);
-        let busy = usage.cpu_busy(&options.cpus);
-        Ok(admitted_run(
-            round, load, expected, &usage, busy, raw_output,
-        ))
-    }
 }
 
 /// The two runs of a pair.
@@ -692,38 +562,6 @@ impl Batcher<'_> {
 enum Side {
     App,
     Pacer,
-}
-
-/// A run's numbers, with whether it counts (docs/spec.md §5.6) and why not.
-fn admitted_run(
-    round: u32,
-    load: LoadRun,
-    expected: Expected,
-    usage: &Usage,
-    cpu_busy: Option<CpuBusy>,
-    raw_output: String,
-) -> Run {
-    let invalid_reason = admission(&load, expected, usage);
-    Run {
-        index: round,
-        requests: load.requests,
-        requests_per_sec: load.requests_per_sec,
-        latency_ms: load.latency_ms,
-        status_codes: load.status_codes,
-        errors: load.errors,
-        connections: usage.connections_min,
-        body_bytes: load.body_bytes,
-        wrong_length: load.wrong_length,
-        valid: invalid_reason.is_none(),
-        invalid_reason,
-        app_cpu_percent: usage.app_cpu_percent,
-        app_rss_max_mib: usage.app_rss_max_mib,
-        postgres_cpu_percent: usage.postgres_cpu_percent,
-        redis_cpu_percent: usage.redis_cpu_percent,
-        raw_output,
-        stale_reads: expected.writes.then_some(load.stale_reads),
-        cpu_busy,
-    }
 }
 
 fn first_line(text: &str) -> String {

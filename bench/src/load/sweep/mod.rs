@@ -14,6 +14,7 @@
 //! of one. `sweep.json` is saved after every step.
 
 mod runner;
+mod stress;
 mod verdicts;
 
 use super::open_loop::{Arrivals, Phase, Plan};

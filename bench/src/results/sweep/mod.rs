@@ -699,4 +699,6 @@ impl Sweep {
 }
 
 #[cfg(test)]
+mod examples;
+#[cfg(test)]
 mod tests;
