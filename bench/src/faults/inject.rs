@@ -153,8 +153,8 @@ mod tests {
     #[test]
     fn the_outage_ends_when_the_service_first_answers_not_when_its_start_script_returns() {
         let addr = {
-            let probe = TcpListener::bind("127.0.0.1:0").unwrap();
-            probe.local_addr().unwrap()
+            let free = TcpListener::bind("127.0.0.1:0").unwrap();
+            free.local_addr().unwrap()
         };
         let service = Mutex::new(None);
         let listening = Mutex::new(None);

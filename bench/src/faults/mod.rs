@@ -1,11 +1,11 @@
-//! `blogbench faults` (docs/spec.md §7): each app, alone, parity-gated, then probed with bad
+//! `blogbench faults` (docs/spec.md §7): each app, alone, parity-gated, then sent bad
 //! input and an idle-connection flood, then put under closed-loop load while the real
 //! services fail under it, one fault at a time. Every request is kept, so a fault's cost is
 //! split into what failed while the service was down and what the app lost after it came
 //! back.
 
+pub mod bad_clients;
 pub mod inject;
-pub mod probes;
 pub mod timeline;
 
 use crate::load::client::{self, Answer, Load, Pace, Workload};
@@ -177,8 +177,8 @@ fn test_app(
         "{}: bad input, idle-connection flood",
         target.label
     ));
-    tested.bad_input = probes::bad_input(&addr);
-    tested.flood = Some(probes::flood(
+    tested.bad_input = bad_clients::bad_input(&addr);
+    tested.flood = Some(bad_clients::flood(
         &addr,
         plan.idle_connections,
         plan.slow_connections,

@@ -226,7 +226,7 @@ fn faults(run: &FaultsRun) -> Table {
     table
 }
 
-/// One row per probe, one column per app: the status each app answered.
+/// One row per bad request, one column per app: the status each app answered.
 fn bad_input(run: &FaultsRun) -> Table {
     let mut header = vec!["request".to_owned()];
     header.extend(run.apps.iter().map(|a| a.label.clone()));
@@ -234,8 +234,8 @@ fn bad_input(run: &FaultsRun) -> Table {
     let Some(first) = run.apps.iter().find(|a| !a.bad_input.is_empty()) else {
         return table;
     };
-    for (i, probe) in first.bad_input.iter().enumerate() {
-        let mut row = vec![probe.request.clone()];
+    for (i, request) in first.bad_input.iter().enumerate() {
+        let mut row = vec![request.request.clone()];
         for app in &run.apps {
             row.push(app.bad_input.get(i).map_or("—".to_owned(), |p| {
                 let status = p.status.map_or("no answer".to_owned(), |s| s.to_string());

@@ -34,7 +34,7 @@ pub struct AppFaults {
     /// Why the app could not be tested at all (start-up, pages differing from Go's).
     pub error: Option<String>,
     pub faults: Vec<FaultOutcome>,
-    pub bad_input: Vec<ProbeAnswer>,
+    pub bad_input: Vec<BadInputAnswer>,
     pub flood: Option<FloodOutcome>,
     /// Whether the process was still running after the last fault.
     pub survived: bool,
@@ -89,7 +89,7 @@ pub struct FaultOutcome {
 
 /// One odd request and what the app answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeAnswer {
+pub struct BadInputAnswer {
     pub request: String,
     /// `None`: the app closed the connection or sent no status line within the timeout.
     pub status: Option<u16>,
@@ -138,9 +138,9 @@ impl FaultsRun {
                     problems.push(format!("{label}: {}: {problem}", fault.fault));
                 }
             }
-            for probe in &app.bad_input {
-                if let Some(problem) = &probe.problem {
-                    problems.push(format!("{label}: {}: {problem}", probe.request));
+            for answer in &app.bad_input {
+                if let Some(problem) = &answer.problem {
+                    problems.push(format!("{label}: {}: {problem}", answer.request));
                 }
             }
             if let Some(problem) = app.flood.as_ref().and_then(|f| f.problem.as_ref()) {
@@ -156,7 +156,7 @@ mod tests {
     use super::*;
     use crate::results::example_file;
 
-    /// The README's sentence on the 8 s database stall in docs/example-faults-20261201014554.
+    /// docs/faults.md's sentence on the 8 s database stall in docs/example-faults-20261201014554.
     #[test]
     fn the_example_faults_run_s_eight_second_stall() {
         let run =
@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(range, (8.0, 8.1));
     }
 
-    /// The README's sentences on the six camps' faults run and FastAPI's rerun.
+    /// docs/faults.md's sentences on the six camps' faults run and FastAPI's rerun.
     #[test]
     fn the_six_camps_faults_runs() {
         let answered = |run: &FaultsRun, label: &str, fault: &str, answer: &str| {

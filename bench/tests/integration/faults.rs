@@ -104,7 +104,7 @@ fn bad_input_gets_400_or_404_never_500() {
         // Over-long segments and queries, header floods: any answer below 500 (or none),
         // and `/` served afterwards (docs/spec.md §7).
         let addr = format!("127.0.0.1:{}", running.port);
-        for answer in bench::faults::probes::bad_input(&addr) {
+        for answer in bench::faults::bad_clients::bad_input(&addr) {
             assert!(answer.problem.is_none(), "{}: {answer:?}", app.name);
         }
     });

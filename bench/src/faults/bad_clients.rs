@@ -2,24 +2,24 @@
 //! queries and headers far past any page's, and connections that send nothing or a byte a
 //! second while another client asks for pages (docs/spec.md §7).
 
-use crate::results::faults::{FloodOutcome, ProbeAnswer};
+use crate::results::faults::{BadInputAnswer, FloodOutcome};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// One probe: the request line's path, extra header lines, and the status the contract
+/// One bad request: the request line's path, extra header lines, and the status the contract
 /// requires (`None`: any answer below 500, or none at all).
-struct Probe {
+struct BadRequest {
     what: String,
     path: String,
     headers: String,
     must_be: Option<u16>,
 }
 
-fn probes() -> Vec<Probe> {
-    let mut probes = Vec::new();
+fn bad_requests() -> Vec<BadRequest> {
+    let mut requests = Vec::new();
     let long = "a".repeat(workload::SLUG_MAX_LEN + 1);
     for segment in [
         "%00",
@@ -31,7 +31,7 @@ fn probes() -> Vec<Probe> {
     ] {
         for prefix in ["/posts/", "/tags/", "/cached/posts/"] {
             let path = format!("{prefix}{segment}");
-            probes.push(Probe {
+            requests.push(BadRequest {
                 what: format!("GET {}", shorten(&path)),
                 path,
                 headers: String::new(),
@@ -40,7 +40,7 @@ fn probes() -> Vec<Probe> {
         }
     }
     let mut add = |what: &str, path: String, headers: String| {
-        probes.push(Probe {
+        requests.push(BadRequest {
             what: what.to_owned(),
             path,
             headers,
@@ -79,7 +79,7 @@ fn probes() -> Vec<Probe> {
             .map(|i| format!("X-Mib-{i}: {}\r\n", "c".repeat(1000)))
             .collect(),
     );
-    probes
+    requests
 }
 
 fn shorten(path: &str) -> String {
@@ -90,13 +90,13 @@ fn shorten(path: &str) -> String {
     }
 }
 
-/// Sends every probe, then checks the app still serves `/`.
-pub fn bad_input(addr: &str) -> Vec<ProbeAnswer> {
-    let mut answers: Vec<ProbeAnswer> = probes()
+/// Sends every bad request, then checks the app still serves `/`.
+pub fn bad_input(addr: &str) -> Vec<BadInputAnswer> {
+    let mut answers: Vec<BadInputAnswer> = bad_requests()
         .into_iter()
-        .map(|probe| {
-            let status = status_of(addr, &probe.path, &probe.headers);
-            let problem = match (probe.must_be, status) {
+        .map(|request| {
+            let status = status_of(addr, &request.path, &request.headers);
+            let problem = match (request.must_be, status) {
                 (_, Some(code)) if code >= 500 => Some(format!("answered {code}")),
                 (Some(want), Some(code)) if code != want => {
                     Some(format!("answered {code}, not {want}"))
@@ -104,15 +104,15 @@ pub fn bad_input(addr: &str) -> Vec<ProbeAnswer> {
                 (Some(want), None) => Some(format!("no answer, not {want}")),
                 _ => None,
             };
-            ProbeAnswer {
-                request: probe.what,
+            BadInputAnswer {
+                request: request.what,
                 status,
                 problem,
             }
         })
         .collect();
     let status = status_of(addr, "/", "");
-    answers.push(ProbeAnswer {
+    answers.push(BadInputAnswer {
         request: "GET / afterwards".to_owned(),
         status,
         problem: (status != Some(200)).then(|| "the app no longer serves /".to_owned()),
