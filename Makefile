@@ -140,7 +140,7 @@ cargo-test: services tools
 TEST_STAGES := lint build services go-test apps-check cargo-test
 STAGE_SECONDS := $(TARGET_DIR)/test-stage-seconds.tsv
 # Tests check behaviour, not speed: the `ci` profile (release without cross-crate LTO) builds
-# in 58–66 % of the time (README, "Build profiles"). `make up` and `make bench` build `release`
+# in 58–66 % of the time (docs/build-profiles.md). `make up` and `make bench` build `release`
 # beside it.
 TEST_PROFILE := ci
 

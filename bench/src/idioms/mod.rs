@@ -161,7 +161,7 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     }
     if !problems.is_empty() {
         bail!(
-            "every app marks every concern in its own source (`// region: <concern>` … `// endregion`, in Python `# region: <concern>` … `# endregion`; README \"Idioms and developer cost\"):\n{}",
+            "every app marks every concern in its own source (`// region: <concern>` … `// endregion`, in Python `# region: <concern>` … `# endregion`; docs/idioms.md):\n{}",
             problems.join("\n")
         );
     }

@@ -143,10 +143,10 @@ mod tests {
     use super::*;
     use crate::results::example_file;
 
-    /// The README's tiers and intervals for docs/example-report-20261205042703, the first
+    /// docs/benchmark.md's tiers and intervals for docs/example-report-20261205042703, the first
     /// batch with `--precision`.
     #[test]
-    fn the_precision_batch_s_tiers_as_the_readme_gives_them() {
+    fn the_precision_batch_s_tiers_as_the_docs_give_them() {
         let batch =
             Batch::load(&example_file("example-report-20261205042703/results.json")).unwrap();
         let routes: Vec<String> = ["home", "detail", "cached-detail"].map(String::from).into();
@@ -169,7 +169,7 @@ mod tests {
                 vec!["go", "gin", "go+TWIN=1"]
             ]
         );
-        // The README's ranges of geometric means: each Rust tier's lowest and highest, warp's.
+        // docs/benchmark.md's ranges of geometric means: each Rust tier's lowest and highest, warp's.
         let range = |route: usize, apps: &[&str]| {
             let means = verdicts[route]
                 .apps
@@ -210,10 +210,10 @@ mod tests {
         );
     }
 
-    /// The README's long A/A check, docs/example-null-check-20261205092502: Go against two
+    /// docs/benchmark.md's long A/A check, docs/example-null-check-20261205092502: Go against two
     /// twins, 12 rounds of home, detail and cached-detail, each visit with its own pacer.
     #[test]
-    fn the_long_null_check_as_the_readme_gives_it() {
+    fn the_long_null_check_as_the_docs_give_it() {
         let batch = Batch::load(&example_file(
             "example-null-check-20261205092502/results.json",
         ))

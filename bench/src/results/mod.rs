@@ -484,7 +484,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("rename {}", path.display()))
 }
 
-/// A checked-in example's file under `docs/`: tests check the README's figures against them.
+/// A checked-in example's file under `docs/`: tests check the figures of the docs pages against them.
 #[cfg(test)]
 pub(crate) fn example_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,4 +1,4 @@
-//! Checks of the results model, and of the README's batch figures against the checked-in
+//! Checks of the results model, and of docs/benchmark.md's batch figures against the checked-in
 //! examples' `results.json`.
 
 use super::{Batch, Run, RunKind, example_file, kind_of, median};
@@ -32,7 +32,7 @@ fn a_run_is_known_by_its_header_then_by_its_file_name() {
     }
 }
 
-/// The README's cached-detail sentence on docs/example-report-20261203071113: each app's
+/// docs/benchmark.md's cached-detail sentence on docs/example-report-20261203071113: each app's
 /// ratio to its paired Go runs, rounded as the report rounds (min, median, max).
 #[test]
 fn the_example_batch_s_cached_detail_ratios() {
@@ -67,7 +67,7 @@ fn the_example_batch_s_cached_detail_ratios() {
     }
 }
 
-/// The README's ratios to Go for the batch of the six camps: the median over the rounds,
+/// docs/benchmark.md's ratios to Go for the batch of the six camps: the median over the rounds,
 /// and the lowest and highest round; and the home runs it leaves out.
 #[test]
 fn the_six_camp_batch_s_ratios() {

@@ -1,4 +1,4 @@
-//! The README's and the spec's sweep figures, checked against the checked-in examples'
+//! docs/sweep.md's and the spec's sweep figures, checked against the checked-in examples'
 //! `sweep.json`.
 
 use super::*;
@@ -8,7 +8,7 @@ fn example_sweep(id: &str) -> Sweep {
     Sweep::load(&example_file(&format!("example-sweep-{id}/sweep.json"))).unwrap()
 }
 
-/// The README's recovery figures for docs/example-sweep-20261203135229, recomputed by
+/// docs/sweep.md's recovery figures for docs/example-sweep-20261203135229, recomputed by
 /// today's rule from the per-second figures it recorded.
 #[test]
 fn the_example_sweep_s_overloads_by_the_recovery_rule() {
@@ -39,10 +39,10 @@ fn the_example_sweep_s_overloads_by_the_recovery_rule() {
     );
 }
 
-/// The README's figures for docs/example-sweep-20261204170955, the first sweep with read
+/// docs/sweep.md's figures for docs/example-sweep-20261204170955, the first sweep with read
 /// delays: what became of its runs, and which maxima are floors for the generator.
 #[test]
-fn the_generator_late_example_sweep_as_the_readme_gives_it() {
+fn the_generator_late_example_sweep_as_the_docs_give_it() {
     let sweep = example_sweep("20261204170955");
     let mut counts = BTreeMap::<&str, usize>::new();
     for app in &sweep.apps {
@@ -120,12 +120,12 @@ fn the_generator_late_example_sweep_as_the_readme_gives_it() {
     assert_eq!((runs, late_to_send), (287, 110));
 }
 
-/// The README's table of the six camps at a given load (docs/example-sweep-20261205010548):
+/// docs/sweep.md's table of the six camps at a given load (docs/example-sweep-20261205010548):
 /// per app and route, the max rate under the SLO, then at half Go's closed-loop max the
 /// median share delivered, the app's CPU µs per request (runs that answered) and the
 /// median run's RSS in MiB.
 #[test]
-fn the_six_camps_at_a_given_load_as_the_readme_gives_them() {
+fn the_six_camps_at_a_given_load_as_the_docs_give_them() {
     let sweep = example_sweep("20261205010548");
     let rounds = sweep.settings.rounds;
     let mut rows = Vec::new();
@@ -269,10 +269,10 @@ fn go_s_tails_with_the_generator_shared_and_alone() {
     );
 }
 
-/// The README's figures for cached-detail at half Go's max in
+/// docs/sweep.md's figures for cached-detail at half Go's max in
 /// docs/example-sweep-20261203135229.
 #[test]
-fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
+fn the_example_sweep_s_cached_detail_tails_as_the_docs_give_them() {
     let sweep = example_sweep("20261203135229");
     let slo = sweep.settings.slo_ms["cached-detail"];
     let runs: Vec<(&str, &RatePoint)> = sweep
@@ -332,7 +332,7 @@ fn the_example_sweep_s_cached_detail_tails_as_the_readme_gives_them() {
     assert_eq!((rest.len(), (share * 100.0).round()), (11, 54.0));
 }
 
-/// The README's sentence on Cot's home page in the two example sweeps that ran it.
+/// docs/sweep.md's sentence on Cot's home page in the two example sweeps that ran it.
 #[test]
 fn cot_s_home_page_held_no_rate_in_the_example_sweeps() {
     let mut found = Vec::new();
@@ -351,7 +351,7 @@ fn cot_s_home_page_held_no_rate_in_the_example_sweeps() {
     assert_eq!(found, [(45.0, 485.0, 91.0), (40.0, 52.0, 81.0)]);
 }
 
-/// The README's figures for axum-sqlx, its system-allocator and its jemalloc build (in
+/// docs/sweep.md's figures for axum-sqlx, its system-allocator and its jemalloc build (in
 /// that order) in the one-pass and the rounds example sweeps: the max sustainable rate
 /// on cached-detail and the closed-loop max on detail.
 #[test]
@@ -412,12 +412,12 @@ fn ladder_lowest(route: &RouteSweep) -> &RatePoint {
         .unwrap()
 }
 
-/// The README's figures for docs/example-sweep-20261205125726, seven apps beside the
+/// docs/sweep.md's figures for docs/example-sweep-20261205125726, seven apps beside the
 /// machine's floor: the floor held every common rate in every round, so no max is
 /// machine-bound; the CPU the generator shares with the services makes every max a floor;
 /// and steal stayed under the mark in every run.
 #[test]
-fn the_machine_s_floor_beside_seven_apps_as_the_readme_gives_it() {
+fn the_machine_s_floor_beside_seven_apps_as_the_docs_give_it() {
     let sweep = example_sweep("20261205125726");
     let rounds = sweep.settings.rounds;
     for floor in &sweep.floor {
