@@ -5,9 +5,10 @@
 pub mod inventory;
 
 use crate::results::{RunHeader, RunKind};
-use crate::stack::apps;
 use crate::stack::cpus::{CpuSplit, PinnedServices, pin_process};
+use crate::stack::{apps, services};
 use anyhow::{Context, Result, bail};
+use sqlx::PgConnection;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +34,45 @@ impl Session {
             machine: inventory::machine(),
         };
         Ok(Session { header, dir })
+    }
+}
+
+/// What a command that loads apps holds for its whole run: its session, the seeded
+/// database, a runtime for the harness's own database work, and the services and the
+/// harness pinned (PostgreSQL and Redis unpinned again when it is dropped).
+pub struct Measuring {
+    pub session: Session,
+    /// An open connection to the database, and the checksum of the seeded data it holds.
+    pub database: (PgConnection, String),
+    pub runtime: tokio::runtime::Runtime,
+    pub pinned: PinnedServices,
+    /// What could not be pinned (measured anyway with `--allow-unpinned`), to be recorded.
+    pub unpinned: Vec<String>,
+}
+
+impl Measuring {
+    /// Resets the comments and checks the seeded data (docs/spec.md §2), [`pin`]s, then
+    /// starts the session with its `raw/` folder: nothing is created when a check fails.
+    pub fn start(
+        parent: &Path,
+        kind: RunKind,
+        cpus: &CpuSplit,
+        allow_unpinned: bool,
+    ) -> Result<Measuring> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let database = services::seeded_database(&runtime)?;
+        let (pinned, unpinned) = pin(cpus, allow_unpinned)?;
+        let session = Session::start(parent, kind)?;
+        raw_dir(&session.dir)?;
+        Ok(Measuring {
+            session,
+            database,
+            runtime,
+            pinned,
+            unpinned,
+        })
     }
 }
 

@@ -18,7 +18,7 @@ use crate::results::{
 };
 use crate::routes;
 use crate::session::inventory::tools;
-use crate::session::{self, Session};
+use crate::session::{self, Measuring, Session};
 use crate::stack::apps::{self, App, Target};
 use crate::stack::cpus::CpuSplit;
 use crate::stack::page_cache;
@@ -82,16 +82,20 @@ struct Batcher<'a> {
 /// Runs a batch; returns its folder. Ctrl-C (`interrupted`) stops after the current run,
 /// keeping everything finished.
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let database_url = services::database_url();
-    let (monitor, expected) = services::seeded_database(&runtime)?;
     page_cache::clear()?;
-
-    let (pinned, unpinned) = session::pin(&options.cpus, options.allow_unpinned)?;
-    let Session { header, dir } = Session::start(&options.results_dir, RunKind::Batch)?;
-    session::raw_dir(&dir)?;
+    let Measuring {
+        session: Session { header, dir },
+        database: (monitor, expected),
+        runtime,
+        pinned,
+        unpinned,
+    } = Measuring::start(
+        &options.results_dir,
+        RunKind::Batch,
+        &options.cpus,
+        options.allow_unpinned,
+    )?;
+    let database_url = services::database_url();
     let batch = new_batch(options, header, unpinned, expected, &runtime)?;
     batch.save(&dir)?;
 

@@ -22,11 +22,10 @@ use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::RunKind;
 use crate::results::sweep::{Sweep, SweepSettings};
-use crate::session::{self, Session};
+use crate::session::{self, Measuring, Session};
 use crate::stack::apps::{self, Target};
 use crate::stack::cpus::CpuSplit;
 use crate::stack::server::RunningApp;
-use crate::stack::services;
 use anyhow::{Context, Result, bail};
 use runner::Sweeper;
 use std::path::PathBuf;
@@ -105,13 +104,17 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         bail!("the sweep's first app must be {}", apps::GO);
     }
     let open_files_limit = raise_open_files_limit()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    services::seeded_database(&runtime)?;
-    let (pinned, unpinned) = session::pin(&options.cpus, options.allow_unpinned)?;
-    let Session { header, dir } = Session::start(&options.results_dir, RunKind::Sweep)?;
-    session::raw_dir(&dir)?;
+    let Measuring {
+        session: Session { header, dir },
+        pinned,
+        unpinned,
+        ..
+    } = Measuring::start(
+        &options.results_dir,
+        RunKind::Sweep,
+        &options.cpus,
+        options.allow_unpinned,
+    )?;
     let sweep = Sweep {
         header,
         cpu_sets: options.cpus.recorded(unpinned),
