@@ -91,10 +91,11 @@ impl Plan {
     }
 }
 
-/// Tests every target; returns the folder holding `faults.json`. Services stopped by a
-/// fault are started again whatever happens.
+/// Tests every target on the seeded data (its comments reset first); returns the folder
+/// holding `faults.json`. Services stopped by a fault are started again whatever happens.
 pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let runtime = tokio::runtime::Runtime::new()?;
+    services::seeded_database(&runtime)?;
     let plan = Plan::new(options.quick);
     let Session { header, dir } = Session::start(&options.results_dir, RunKind::Faults)?;
     let reference = {

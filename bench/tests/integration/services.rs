@@ -123,3 +123,50 @@ fn the_comment_reset_leaves_no_dead_rows_for_the_home_page() {
         );
     });
 }
+
+/// Undoes a change to the database when the test ends, passed or not.
+struct Restore<F: Fn()>(F);
+
+impl<F: Fn()> Drop for Restore<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
+}
+
+/// A database whose data is not the seeded data stops every command that measures, before
+/// it creates a run folder, with the fix; the data is restored after.
+#[test]
+fn every_measuring_command_refuses_data_that_is_not_the_seeded_data() {
+    let _serial = common::serial();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = bench::stack::services::database_url();
+    let execute = |sql: &'static str| {
+        runtime.block_on(async {
+            let mut conn = seed::db::connect(&url).await.unwrap();
+            sqlx::query(sql).execute(&mut conn).await.unwrap();
+        })
+    };
+    execute("UPDATE posts SET title = title || '~' WHERE id = 1");
+    let _restore = Restore(|| {
+        execute("UPDATE posts SET title = left(title, -1) WHERE id = 1 AND right(title, 1) = '~'")
+    });
+    let results = tempfile::tempdir().unwrap();
+    let folder = results.path().to_str().unwrap();
+    for command in [
+        &["bench", "--quick", "--apps", "go", "--routes", "home"][..],
+        &["sweep", "--quick", "--apps", "go", "--routes", "detail"],
+        &["faults", "--quick", "--apps", "go"],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--results", folder]);
+        let output = common::blogbench(&args, &[]);
+        let text = common::text(&output);
+        assert!(!output.status.success(), "{command:?} ran:\n{text}");
+        assert!(
+            text.contains("does not hold the expected data") && text.contains("make services"),
+            "{command:?}:\n{text}"
+        );
+    }
+    let created: Vec<_> = std::fs::read_dir(results.path()).unwrap().collect();
+    assert!(created.is_empty(), "run folders were created: {created:?}");
+}
