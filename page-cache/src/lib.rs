@@ -90,20 +90,8 @@ impl PageCache {
         self.note(result.as_ref().err());
     }
 
-    /// Logs when Redis starts failing and when it answers again.
     fn note(&self, error: Option<&RedisError>) {
-        match error {
-            None if self.redis_outage.answered() => {
-                eprintln!("{}: redis is back: caching pages again", self.app);
-            }
-            Some(err) if self.redis_outage.failed() => {
-                eprintln!(
-                    "{}: redis unavailable, serving cached routes from the database: {err}",
-                    self.app
-                );
-            }
-            _ => {}
-        }
+        self.redis_outage.note_redis(self.app, error);
     }
 }
 

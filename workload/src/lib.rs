@@ -306,14 +306,27 @@ impl Outage {
         }
     }
 
-    /// Notes a failed call; true when it starts an outage, for the caller to log.
-    pub fn failed(&self) -> bool {
+    /// Notes a failed call; true when it starts an outage.
+    fn failed(&self) -> bool {
         !self.failing.swap(true, Ordering::Relaxed)
     }
 
-    /// Notes a call that succeeded; true when it ends an outage, for the caller to log.
-    pub fn answered(&self) -> bool {
+    /// Notes a call that succeeded; true when it ends an outage.
+    fn answered(&self) -> bool {
         self.failing.load(Ordering::Relaxed) && self.failing.swap(false, Ordering::Relaxed)
+    }
+
+    /// Notes a page-cache call to Redis (`error`: how it failed, if it did) and logs, under
+    /// the app's name, when Redis starts failing and when it answers again; in between a
+    /// cached route is served from the database.
+    pub fn note_redis(&self, app: &str, error: Option<&impl fmt::Display>) {
+        match error {
+            None if self.answered() => eprintln!("{app}: redis is back: caching pages again"),
+            Some(err) if self.failed() => eprintln!(
+                "{app}: redis unavailable, serving cached routes from the database: {err}"
+            ),
+            _ => {}
+        }
     }
 }
 

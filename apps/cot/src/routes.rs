@@ -163,21 +163,16 @@ async fn cached(
     key: String,
     render: impl AsyncFnOnce() -> Result<Option<String>, AppError>,
 ) -> Result<Html, AppError> {
-    match cache.get::<_, String>(&key).await {
-        Ok(Some(page)) => {
-            cache_ok();
-            return Ok(Html::new(page));
-        }
-        Ok(None) => cache_ok(),
-        Err(err) => cache_failed(&err),
+    let hit = cache.get::<_, String>(&key).await;
+    note_cache(hit.as_ref().err());
+    if let Ok(Some(page)) = hit {
+        return Ok(Html::new(page));
     }
     let Some(page) = render().await? else {
         return Err(AppError::NotFound);
     };
-    match cache.insert(key, &page).await {
-        Ok(()) => cache_ok(),
-        Err(err) => cache_failed(&err),
-    }
+    let stored = cache.insert(key, &page).await;
+    note_cache(stored.as_ref().err());
     Ok(Html::new(page))
 }
 // endregion
@@ -188,26 +183,17 @@ async fn cached(
 /// logged, not answered: the comment is already stored.
 async fn invalidate(cache: &Cache, slug: &str) {
     for key in page_cache::keys_a_comment_changes(slug) {
-        match cache.remove(key).await {
-            Ok(()) => cache_ok(),
-            Err(err) => cache_failed(&err),
-        }
+        let removed = cache.remove(key).await;
+        note_cache(removed.as_ref().err());
     }
 }
 // endregion
 
 static CACHE_OUTAGE: Outage = Outage::new();
 
-fn cache_failed(err: &cot::cache::CacheError) {
-    if CACHE_OUTAGE.failed() {
-        eprintln!("cot: cache unavailable, serving misses: {err}");
-    }
-}
-
-fn cache_ok() {
-    if CACHE_OUTAGE.answered() {
-        eprintln!("cot: cache answering again");
-    }
+/// Logs when the cache's Redis starts failing and when it answers again.
+fn note_cache(error: Option<&cot::cache::CacheError>) {
+    CACHE_OUTAGE.note_redis("cot", error);
 }
 
 // The templates (templates/askama/, found through askama.toml) render the shared view data;

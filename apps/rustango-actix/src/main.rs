@@ -53,17 +53,7 @@ pub struct AppState {
 impl AppState {
     /// Logs when Redis starts failing and when it answers again; a Redis error is a miss.
     pub fn note_redis(&self, error: Option<&CacheError>) {
-        match error {
-            None if self.redis_outage.answered() => {
-                eprintln!("rustango-actix: redis is back: caching pages again");
-            }
-            Some(err) if self.redis_outage.failed() => {
-                eprintln!(
-                    "rustango-actix: redis unavailable, serving cached routes from the database: {err}"
-                );
-            }
-            _ => {}
-        }
+        self.redis_outage.note_redis("rustango-actix", error);
     }
 }
 

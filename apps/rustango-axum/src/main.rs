@@ -57,17 +57,7 @@ pub struct AppState {
 impl AppState {
     /// Logs when Redis starts failing and when it answers again.
     pub fn note_redis(&self, error: Option<&CacheError>) {
-        match error {
-            None if self.redis_outage.answered() => {
-                eprintln!("rustango-axum: redis is back: caching pages again");
-            }
-            Some(err) if self.redis_outage.failed() => {
-                eprintln!(
-                    "rustango-axum: redis unavailable, serving cached routes from the database: {err}"
-                );
-            }
-            _ => {}
-        }
+        self.redis_outage.note_redis("rustango-axum", error);
     }
 }
 
