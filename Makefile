@@ -22,7 +22,7 @@ BLOGBENCH := $(BUILD_DIR)/blogbench
 # The load generator, pinned (its `-j` flag was removed in 1.9; this is 1.16).
 OHA_VERSION := 1.16.0
 
-.PHONY: help services build tools up parity bench bench-quick null-check sweep sweep-quick profile faults idioms test lint go-test apps-check cargo-test
+.PHONY: help services build tools up parity bench bench-quick null-check sweep sweep-quick profile faults idioms scoreboard test lint go-test apps-check cargo-test
 
 help:
 	@echo "make up APP=<name>   services, data, release build, then the app on 127.0.0.1:8080"
@@ -38,6 +38,7 @@ help:
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
 	@echo "make faults          PostgreSQL and Redis restarted under load, bad input, floods (docs/spec.md §7), in results/"
 	@echo "make idioms          every app's code for the same concerns side by side, its size, packages, build and run cost, in idioms/"
+	@echo "make scoreboard      every app on every question from one commit (docs/spec.md §9; BUDGET=6h), in scoreboard/"
 
 # One build command for everything, always the same, so the tests and every command of one
 # profile share one set of artefacts: building one crate alone, or bins without tests
@@ -94,6 +95,11 @@ faults: services
 # rebuilds the workspace (timed, after a change to each app's route file) and starts each app.
 idioms: services
 	$(BLOGBENCH) idioms
+
+# Every app on every question from one commit (docs/spec.md §9); BUDGET=6h plans to fit it,
+# and `blogbench scoreboard --resume <id>` continues an interrupted one.
+scoreboard: services tools
+	$(BLOGBENCH) scoreboard $(if $(BUDGET),--budget $(BUDGET))
 
 up:
 	@case " $(APPS) " in *" $(APP) "*) ;; *) echo "make up: unknown APP='$(APP)'; valid names: $(APPS)"; exit 2;; esac

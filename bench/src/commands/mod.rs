@@ -11,6 +11,7 @@ pub mod parity;
 pub mod profile;
 pub mod report;
 pub mod roundtrips;
+pub mod scoreboard;
 pub mod shared;
 pub mod sweep;
 pub mod values;
@@ -72,6 +73,12 @@ pub enum Command {
     /// start-up time and idle RSS. Writes `idioms/<id>/idioms.json`, `idioms.md` and
     /// `idioms.html`. Rebuilds the workspace (the timed rebuilds) unless `--quick`.
     Idioms(idioms::IdiomsArgs),
+    /// Every app on every question from one commit on one machine (docs/spec.md §9): the
+    /// round trips, the idioms page, fair batches, sweeps and faults runs over groups of
+    /// apps, planned to fit `--budget` and printed before anything runs, resumable with
+    /// `--resume <id>`; the page in `scoreboard/<id>/index.html`. Exits non-zero while a
+    /// part is not measured or found failures.
+    Scoreboard(scoreboard::ScoreboardArgs),
     /// Write the report of a results folder again from its results file: a batch's
     /// `report.md`, `report.html` and charts, a sweep's report, a faults run's
     /// `reliability.md`, an idioms page.
@@ -101,6 +108,7 @@ pub fn run(command: Command) -> Result<bool> {
         Command::Faults(args) => faults::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Idioms(args) => idioms::run(args),
+        Command::Scoreboard(args) => scoreboard::run(args),
         Command::Report(args) => report::report(args),
         Command::Compare(args) => report::compare(args),
         Command::StaticServer(args) => hidden::static_server(args),

@@ -47,6 +47,7 @@ pub fn report(args: ReportArgs) -> Result<bool> {
         RunKind::Sweep => report::write_sweep(&dir)?,
         RunKind::Faults => report::write_reliability(&dir)?,
         RunKind::Idioms => report::write_idioms(&dir)?,
+        RunKind::Scoreboard => report::write_scoreboard(&dir)?,
     }
     Ok(true)
 }

@@ -43,12 +43,13 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 /// Parses `20s`, `500ms`, `2m`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (value, unit) =
-        number_and_unit(text).ok_or(format!("bad duration {text:?} (e.g. 20s, 500ms, 2m)"))?;
+        number_and_unit(text).ok_or(format!("bad duration {text:?} (e.g. 20s, 500ms, 2m, 6h)"))?;
     let seconds = match unit {
         "ms" => value / 1000.0,
         "s" | "" => value,
         "m" => value * 60.0,
-        _ => return Err(format!("bad duration unit in {text:?} (ms, s or m)")),
+        "h" => value * 3600.0,
+        _ => return Err(format!("bad duration unit in {text:?} (ms, s, m or h)")),
     };
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -75,6 +76,7 @@ mod tests {
         assert_eq!(parse_duration("20s"), Ok(Duration::from_secs(20)));
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
         assert!(parse_duration("fast").is_err());
     }
 

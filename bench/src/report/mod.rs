@@ -19,11 +19,13 @@ mod profiles;
 mod ratios;
 mod reliability;
 mod routes;
+mod scoreboard;
 mod sweep;
 mod sweep_charts;
 mod verdicts;
 
 pub use compare::{BAND, Comparison, differences};
+pub use scoreboard::write as write_scoreboard;
 
 use crate::results::faults::FaultsRun;
 use crate::results::idioms::Idioms;

@@ -6,6 +6,7 @@ pub mod app_settings;
 pub mod faults;
 pub mod idioms;
 pub mod profile;
+pub mod scoreboard;
 pub mod sweep;
 
 use anyhow::{Context, Result};
@@ -42,14 +43,17 @@ pub enum RunKind {
     Faults,
     /// `blogbench idioms`: [`idioms::Idioms`].
     Idioms,
+    /// `blogbench scoreboard`: [`scoreboard::Scoreboard`].
+    Scoreboard,
 }
 
 impl RunKind {
-    pub const ALL: [RunKind; 4] = [
+    pub const ALL: [RunKind; 5] = [
         RunKind::Batch,
         RunKind::Sweep,
         RunKind::Faults,
         RunKind::Idioms,
+        RunKind::Scoreboard,
     ];
 
     /// The results file in the run's folder.
@@ -59,6 +63,7 @@ impl RunKind {
             RunKind::Sweep => "sweep.json",
             RunKind::Faults => "faults.json",
             RunKind::Idioms => "idioms.json",
+            RunKind::Scoreboard => "scoreboard.json",
         }
     }
 
@@ -67,7 +72,7 @@ impl RunKind {
         match self {
             RunKind::Sweep => "sweep-",
             RunKind::Faults => "faults-",
-            RunKind::Batch | RunKind::Idioms => "",
+            RunKind::Batch | RunKind::Idioms | RunKind::Scoreboard => "",
         }
     }
 }

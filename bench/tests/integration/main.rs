@@ -18,6 +18,8 @@ mod parity;
 mod profile;
 mod report;
 mod roundtrips;
+mod scoreboard;
+mod scoreboard_page;
 mod services;
 mod sweep_quick;
 mod sweep_report;

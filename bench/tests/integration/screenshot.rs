@@ -6,10 +6,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Opens `html` in headless Chromium at 1280 × `height`, saves the screenshot as `png`, and
-/// returns how many pixels of each strongly coloured RGB value it has (the pages are greys;
-/// only drawn charts are coloured).
-pub fn coloured_pixels(html: &Path, png: &Path, height: u32) -> BTreeMap<[u8; 3], usize> {
+/// Opens `html` in headless Chromium with `args` added, its standard output to `stdout`, and
+/// waits (at most 120 s) for it to end successfully.
+pub fn headless_chromium(args: &[String], html: &Path, stdout: Stdio) {
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .into_iter()
         .find(|path| Path::new(path).exists())
@@ -25,11 +24,10 @@ pub fn coloured_pixels(html: &Path, png: &Path, height: u32) -> BTreeMap<[u8; 3]
             "--disable-sync",
             "--no-first-run",
         ])
-        .arg(format!("--window-size=1280,{height}"))
+        .args(args)
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", html.display()))
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .expect("start chromium");
@@ -40,14 +38,25 @@ pub fn coloured_pixels(html: &Path, png: &Path, height: u32) -> BTreeMap<[u8; 3]
         }
         if Instant::now() > deadline {
             let _ = browser.kill();
-            panic!(
-                "chromium took more than 120 s to screenshot {}",
-                html.display()
-            );
+            panic!("chromium took more than 120 s with {}", html.display());
         }
         std::thread::sleep(Duration::from_millis(200));
     };
     assert!(status.success(), "chromium: {status}");
+}
+
+/// Opens `html` in headless Chromium at 1280 × `height`, saves the screenshot as `png`, and
+/// returns how many pixels of each strongly coloured RGB value it has (the pages are greys;
+/// only drawn charts are coloured).
+pub fn coloured_pixels(html: &Path, png: &Path, height: u32) -> BTreeMap<[u8; 3], usize> {
+    headless_chromium(
+        &[
+            format!("--window-size=1280,{height}"),
+            format!("--screenshot={}", png.display()),
+        ],
+        html,
+        Stdio::null(),
+    );
 
     let file = std::io::BufReader::new(std::fs::File::open(png).expect("the screenshot"));
     let mut reader = png::Decoder::new(file).read_info().unwrap();

@@ -156,6 +156,7 @@ fn every_measuring_command_refuses_data_that_is_not_the_seeded_data() {
         &["bench", "--quick", "--apps", "go", "--routes", "home"][..],
         &["sweep", "--quick", "--apps", "go", "--routes", "detail"],
         &["faults", "--quick", "--apps", "go"],
+        &["scoreboard", "--quick", "--apps", "go"],
     ] {
         let mut args = command.to_vec();
         args.extend(["--results", folder]);

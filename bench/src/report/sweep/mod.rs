@@ -14,6 +14,7 @@ use crate::results::sweep::{
     AppSweep, CLIENT_BOUND_FRACTION, RatePoint, RouteSweep, Rung, SERVICE_BOUND_BUSY, Sweep,
 };
 use rates::{equal_load, latency_against_throughput, machine_floor, max_rates};
+pub(super) use rates::{rung_marks, same_fraction};
 use std::collections::BTreeMap;
 use stress::{connections, memory_limited, overload};
 

@@ -83,16 +83,9 @@ pub(super) fn max_rate_cell(
     // The rate above the max decided it (or the ladders' end did): when that rate ran
     // client- or service-bound, the app may well hold more, so the max is only a floor.
     let set_by = measured.rung_that_set_the_max(rounds);
-    let marks = set_by.as_ref().map_or_else(String::new, |rung| {
-        let mut marks = bound_marks(rung.median_run());
-        if rung.generator_late() > 0 {
-            marks.push_str(" ◊");
-        }
-        if machine_bound_from.is_some_and(|from| rung.target_per_sec >= from) {
-            marks.push_str(" ⊥");
-        }
-        marks
-    });
+    let marks = set_by
+        .as_ref()
+        .map_or_else(String::new, |rung| rung_marks(rung, machine_bound_from));
     let mut cell = match measured.max_sustainable(rounds) {
         Some(max) => {
             let go_max = go
@@ -248,7 +241,20 @@ pub(super) fn equal_load_fraction(common: &[f64]) -> Option<f64> {
     sorted.get(sorted.len() / 2).copied()
 }
 
-pub(super) fn same_fraction(a: f64, b: f64) -> bool {
+/// The marks of a rate over its rounds: its median run's client- (†) and service-bound (‡)
+/// marks, ◊ when a round's generator ran late, ⊥ when the machine's floor did not hold it.
+pub(in crate::report) fn rung_marks(rung: &Rung<'_>, machine_bound_from: Option<f64>) -> String {
+    let mut marks = bound_marks(rung.median_run());
+    if rung.generator_late() > 0 {
+        marks.push_str(" ◊");
+    }
+    if machine_bound_from.is_some_and(|from| rung.target_per_sec >= from) {
+        marks.push_str(" ⊥");
+    }
+    marks
+}
+
+pub(in crate::report) fn same_fraction(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
