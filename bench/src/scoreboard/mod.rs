@@ -272,7 +272,19 @@ fn measured_code() -> Result<String> {
         .collect();
     let mut pathspec = vec!["--", "."];
     pathspec.extend(excluded.iter().map(String::as_str));
-    let mut measured = git(&[&["ls-tree", "-r", "HEAD"][..], &pathspec].concat())?;
+    // `ls-tree` takes no exclusions, so its lines (`<mode> <type> <hash>\t<path>`) are
+    // filtered here.
+    let tree = String::from_utf8(git(&["ls-tree", "-r", "HEAD"])?)?;
+    let mut measured: Vec<u8> = tree
+        .lines()
+        .filter(|line| {
+            let path = line.split_once('\t').map_or("", |(_, path)| path);
+            !NOT_MEASURED
+                .iter()
+                .any(|skip| path == *skip || path.starts_with(&format!("{skip}/")))
+        })
+        .flat_map(|line| format!("{line}\n").into_bytes())
+        .collect();
     let diff = git(&[&["diff", "--binary", "HEAD"][..], &pathspec].concat())?;
     measured.extend(&diff);
     let mut hasher = Command::new("git")
