@@ -6,7 +6,8 @@ use crate::results::scoreboard::{BatchLengths, Part, PartKind, Plan, SweepLength
 use anyhow::{Result, bail};
 
 /// Apps per batch part: each part is its own batch (with its own ceilings), so an
-/// interruption loses at most one part, about 20 minutes at the lean lengths.
+/// interruption loses at most one part (about 45 minutes at the lean lengths), and
+/// `--stop-after` ends a sitting between parts.
 pub const BATCH_GROUP: usize = 3;
 /// Apps per sweep part, Go swept first in each: fewer parts sweep Go fewer times.
 pub const SWEEP_GROUP: usize = 6;
@@ -39,10 +40,10 @@ const IDIOMS_PAGE_SECS: f64 = 10.0;
 /// How much a plan measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
-    /// `make bench`'s and `make sweep`'s own lengths (docs/spec.md §5.3, §8.8), the idioms
-    /// page with its timed rebuilds.
+    /// `make bench`'s run lengths (docs/spec.md §5.3) over 6 rounds, `make sweep`'s rates and
+    /// lengths (§8.8), the idioms page with its timed rebuilds.
     Full,
-    /// The shortest lengths the rules allow (docs/spec.md §9): 3 rounds of 5 s runs after
+    /// The shortest lengths the rules allow (docs/spec.md §9): 6 rounds of 5 s runs after
     /// 3 s warm-ups, a sweep of 3 s rates, the idioms page without the timed rebuilds.
     Lean,
     /// The commands' `--quick` presets: a smoke test, not a result.
@@ -59,9 +60,11 @@ impl Level {
     }
 
     fn batch(self) -> BatchLengths {
+        // Six rounds: with fewer common rounds the signed-rank test cannot tell two apps
+        // apart at all (docs/spec.md §5.12), and the scoreboard is for comparing apps.
         let (rounds, duration_secs, warmup_secs) = match self {
-            Level::Full => (3, 10.0, 5.0),
-            Level::Lean => (3, 5.0, 3.0),
+            Level::Full => (6, 10.0, 5.0),
+            Level::Lean => (6, 5.0, 3.0),
             Level::Quick => (1, 1.0, 0.5),
         };
         BatchLengths {
@@ -451,7 +454,7 @@ mod tests {
                 lean.batch.duration_secs,
                 lean.batch.warmup_secs
             ),
-            (3, 5.0, 3.0)
+            (6, 5.0, 3.0)
         );
         let refused = choose(&request(&apps, Some(lean.estimate_secs - 1.0)))
             .unwrap_err()
