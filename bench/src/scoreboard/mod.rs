@@ -543,18 +543,18 @@ pub fn print_parts(plan: &Plan, parts: &[Part]) {
 /// How this sitting's parts compared with their estimates, by kind: the parts of a kind
 /// differ from their estimates alike (the same runs, the same machine).
 #[derive(Default)]
-struct Pace(std::collections::BTreeMap<String, (f64, f64)>);
+struct Pace(std::collections::BTreeMap<PartKind, (f64, f64)>);
 
 impl Pace {
     fn add(&mut self, kind: PartKind, taken: f64, estimated: f64) {
-        let entry = self.0.entry(plan::kind_name(kind).to_owned()).or_default();
+        let entry = self.0.entry(kind).or_default();
         entry.0 += taken;
         entry.1 += estimated;
     }
 
     /// A part's estimate scaled by its kind's pace so far.
     fn estimate(&self, part: &Part) -> f64 {
-        let scale = match self.0.get(plan::kind_name(part.kind)) {
+        let scale = match self.0.get(&part.kind) {
             Some(&(taken, estimated)) if estimated > 0.0 => (taken / estimated).clamp(0.5, 2.0),
             _ => 1.0,
         };

@@ -5,11 +5,25 @@
 use crate::common;
 use bench::results::scoreboard::{Outcome, Scoreboard};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn load(folder: &Path) -> Scoreboard {
     Scoreboard::load(&folder.join("scoreboard.json")).unwrap()
+}
+
+/// `blogbench scoreboard --resume <id>` over the scoreboards in `results`.
+fn resume(id: &str, results: &Path) -> Output {
+    common::blogbench(
+        &[
+            "scoreboard",
+            "--resume",
+            id,
+            "--results",
+            &results.to_string_lossy(),
+        ],
+        &[],
+    )
 }
 
 #[test]
@@ -80,16 +94,7 @@ fn a_scoreboard_stopped_by_sigterm_resumes_and_keeps_what_it_measured() {
     assert!(stopped.header.finished_at.is_none());
     assert!(stopped.part("faults-1").unwrap().not_run.is_some());
 
-    let resumed = common::blogbench(
-        &[
-            "scoreboard",
-            "--resume",
-            &id,
-            "--results",
-            &results.path().to_string_lossy(),
-        ],
-        &[],
-    );
+    let resumed = resume(&id, results.path());
     let text = common::text(&resumed);
     assert!(resumed.status.success(), "{text}");
     let finished = load(&folder);
@@ -112,16 +117,7 @@ fn a_scoreboard_stopped_by_sigterm_resumes_and_keeps_what_it_measured() {
     let mut other = finished.clone();
     other.code = "0000000000000000000000000000000000000000".to_owned();
     other.save(&folder).unwrap();
-    let refused = common::blogbench(
-        &[
-            "scoreboard",
-            "--resume",
-            &id,
-            "--results",
-            &results.path().to_string_lossy(),
-        ],
-        &[],
-    );
+    let refused = resume(&id, results.path());
     let text = common::text(&refused);
     assert!(!refused.status.success(), "{text}");
     assert!(text.contains("never mixes code"), "{text}");
