@@ -6,7 +6,7 @@ use crate::load::batch;
 use crate::load::loadgen::Loadgen;
 use crate::results::{RunKind, Settings};
 use crate::{report, results, session};
-use anyhow::Result;
+use anyhow::{Result, bail};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -31,6 +31,11 @@ pub struct BenchArgs {
     /// 500ms with `--quick`.
     #[arg(long, value_parser = parse_duration)]
     warmup: Option<Duration>,
+    /// The slice length on the routes that read (docs/spec.md §5.5): the app and its Go pacer
+    /// loaded in turn by the harness's client, `--duration` of slices each after `--warmup`
+    /// of them; `0` for one whole run each on `--loadgen`. Default 1s, 500ms with `--quick`.
+    #[arg(long, value_parser = parse_duration)]
+    slice: Option<Duration>,
     /// Rounds: each visits every app once (in a shuffled order) and runs each route once;
     /// default 3, 1 with `--quick`.
     #[arg(long, visible_alias = "runs")]
@@ -52,17 +57,23 @@ pub struct BenchArgs {
     quick: bool,
     #[arg(long, value_enum, default_value = "oha")]
     loadgen: Loadgen,
+    /// Leave out the ceilings (docs/spec.md §5.8), for a batch that only compares apps, such as
+    /// an A/A check.
+    #[arg(long)]
+    no_ceilings: bool,
     #[command(flatten)]
     pinning: Pinning,
     #[command(flatten)]
     results: ResultsFolder,
 }
 
-/// How long each run and warm-up lasts, and how many rounds.
+/// How long each run, warm-up and slice lasts, and how many rounds.
 #[derive(Debug, PartialEq)]
 struct Lengths {
     duration: Duration,
     warmup: Duration,
+    /// `None`: whole runs on the load generator.
+    slice: Option<Duration>,
     rounds: u32,
 }
 
@@ -75,8 +86,29 @@ impl BenchArgs {
                 .duration
                 .unwrap_or(preset(quick, secs(10.0), secs(1.0))),
             warmup: self.warmup.unwrap_or(preset(quick, secs(5.0), secs(0.5))),
+            slice: Some(self.slice.unwrap_or(preset(quick, secs(1.0), secs(0.5))))
+                .filter(|slice| !slice.is_zero()),
             rounds: self.rounds.unwrap_or(preset(quick, 3, 1)),
         }
+    }
+}
+
+impl Lengths {
+    /// Refuses a run or warm-up that is not a whole number of slices.
+    fn checked(self) -> Result<Lengths> {
+        if let Some(slice) = self.slice {
+            for (flag, length) in [("--duration", self.duration), ("--warmup", self.warmup)] {
+                let slices = length.as_secs_f64() / slice.as_secs_f64();
+                if (slices - slices.round()).abs() > 1e-6 || (flag == "--duration" && slices < 1.0)
+                {
+                    bail!(
+                        "{flag} {length:?} is not a whole number of {slice:?} slices: \
+                         make it one, or pass --slice 0 for whole runs"
+                    );
+                }
+            }
+        }
+        Ok(self)
     }
 }
 
@@ -86,8 +118,9 @@ pub fn run(args: BenchArgs) -> Result<bool> {
     let Lengths {
         duration,
         warmup,
+        slice,
         rounds,
-    } = args.lengths();
+    } = args.lengths().checked()?;
     let settings = Settings {
         connections: args.connections,
         duration_secs: duration.as_secs_f64(),
@@ -100,6 +133,7 @@ pub fn run(args: BenchArgs) -> Result<bool> {
         loadgen: args.loadgen.name().to_owned(),
         quick: args.quick,
         routes,
+        slice_secs: slice.map(|slice| slice.as_secs_f64()),
     };
     let options = batch::Options {
         settings,
@@ -107,6 +141,7 @@ pub fn run(args: BenchArgs) -> Result<bool> {
         loadgen: args.loadgen,
         cpus: args.pinning.cpus.split()?,
         allow_unpinned: args.pinning.allow_unpinned,
+        ceilings: !args.no_ceilings,
         results_dir: args.results.or(session::default_results_dir),
     };
     let interrupted = session::interrupt_flag()?;
@@ -155,6 +190,7 @@ mod tests {
             Lengths {
                 duration: secs(2.0),
                 warmup: secs(0.5),
+                slice: Some(secs(0.5)),
                 rounds: 4
             }
         );
@@ -163,8 +199,36 @@ mod tests {
             Lengths {
                 duration: secs(10.0),
                 warmup: secs(1.0),
+                slice: Some(secs(1.0)),
                 rounds: 3
             }
+        );
+        assert_eq!(lengths(&["--slice", "0"]).slice, None);
+    }
+
+    #[test]
+    fn runs_and_warm_ups_are_whole_slices() {
+        assert!(
+            lengths(&["--slice", "2s", "--warmup", "4s"])
+                .checked()
+                .is_ok()
+        );
+        let error = lengths(&["--slice", "3s"]).checked().unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("--duration 10s is not a whole number of 3s slices"),
+            "{error}"
+        );
+        assert!(
+            lengths(&["--slice", "2s", "--warmup", "1s"])
+                .checked()
+                .is_err()
+        );
+        assert!(
+            lengths(&["--slice", "0", "--duration", "1.5s"])
+                .checked()
+                .is_ok()
         );
     }
 }

@@ -9,7 +9,7 @@ use super::ratios::{drift, null_check, ratio_to_go, summaries};
 use super::routes::{self};
 use super::sweep_charts;
 use super::verdicts::RouteVerdicts;
-use crate::results::{AppStatus, Batch, CpuSets, Machine, Parity, median};
+use crate::results::{AppStatus, Batch, CpuSets, Machine, Parity, Settings, median};
 use std::collections::BTreeMap;
 
 /// The report; `idioms` is the section on the newest idioms page, shown after the
@@ -62,18 +62,23 @@ fn header(batch: &Batch) -> String {
         .collect();
     let pacer = match &batch.pacer {
         Some(pacer) => format!(
-            "the Go reference ({}) on the app CPUs, {}; per route a {} s warm-up, then one {} s \
-             run {} each app run; environment {}",
+            "the Go reference ({}) on the app CPUs, {}; {}; environment {}",
             pacer.app,
             match pacer.per_visit {
                 true => "started afresh with each visit",
                 false => "started once per batch",
             },
-            pacer.warmup_secs,
-            settings.duration_secs,
-            match settings.order_seed {
-                Some(_) => "before or after",
-                None => "after",
+            match (settings.slice_secs, settings.order_seed) {
+                (Some(_), _) => "loaded in turn with the app, slice by slice".to_owned(),
+                (None, seed) => format!(
+                    "per route a {} s warm-up, then one {} s run {} each app run",
+                    pacer.warmup_secs,
+                    settings.duration_secs,
+                    match seed {
+                        Some(_) => "before or after",
+                        None => "after",
+                    }
+                ),
             },
             environment(&pacer.env)
         ),
@@ -98,8 +103,9 @@ fn header(batch: &Batch) -> String {
         (
             "rounds",
             format!(
-                "{}, each visiting every app once; per app and route a {} s warm-up, then one {} s run",
-                settings.rounds, settings.warmup_secs, settings.duration_secs
+                "{}, each visiting every app once; {}",
+                settings.rounds,
+                run_shape(settings)
             ),
         ),
         ("order", visiting_order(settings.order_seed)),
@@ -177,8 +183,7 @@ fn how_to_read(batch: &Batch) -> String {
          fetched for that path), and the server held all {connections} connections through the \
          measured window; on `write` and `mixed` (the harness's own client) a stored comment's \
          303 counts too, and every read had to show its connection's last comment (no stale \
-         read). Medians and min–max ranges are over the rounds: one {duration} s run \
-         per app, route and round, after a {warmup} s warm-up, {runs} rounds in this batch. \
+         read). Medians and min–max ranges are over the rounds, {runs} in this batch: {shape}. \
          \"n/N valid\" marks a route where only n of its N runs counted. Invalid runs, the \
          app's and the paired Go runs', are listed under *Failures and invalid runs*, never \
          dropped and never in a median or a ratio. A cell without a number says why: \"—\" and \
@@ -186,10 +191,23 @@ fn how_to_read(batch: &Batch) -> String {
          route, \"not run\" when the batch ended before the app. Settings some apps could not \
          level are under *Deviations*.\n",
         runs = s.rounds,
-        duration = s.duration_secs,
+        shape = run_shape(s),
         connections = s.connections,
-        warmup = s.warmup_secs,
     )
+}
+
+/// What one app's round on one route is: whole runs, or slices (docs/spec.md §5.5).
+fn run_shape(settings: &Settings) -> String {
+    let (warmup, duration) = (settings.warmup_secs, settings.duration_secs);
+    match settings.slice_secs {
+        Some(slice) => format!(
+            "per app and route, on the routes that read, the app and its Go pacer loaded in turn \
+             by the harness's client in {slice} s slices, {warmup} s of warm-up slices then \
+             {duration} s of counted slices each (a side's run is the mean of its slices' \
+             rates); on the routes that write, a {warmup} s warm-up then one {duration} s run each"
+        ),
+        None => format!("per app and route a {warmup} s warm-up, then one {duration} s run each"),
+    }
 }
 
 fn apps(batch: &Batch) -> String {

@@ -186,6 +186,11 @@ pub struct Settings {
     pub loadgen: String,
     pub quick: bool,
     pub routes: Vec<String>,
+    /// The slice length of the routes that read (docs/spec.md §5.5): the app and its pacer
+    /// loaded in turn, `duration_secs` of slices each after `warmup_secs` of them; `None`:
+    /// one whole run each, on `loadgen` (and batches from before slices).
+    #[serde(default)]
+    pub slice_secs: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -302,6 +307,28 @@ pub struct RouteResult {
     /// The pacer's (Go's) run on the same route right after each of `runs`, same `index`.
     #[serde(default)]
     pub pacer_runs: Vec<Run>,
+    /// The slices of each round measured in slices (docs/spec.md §5.5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<SlicedRound>,
+}
+
+/// Which of a pair's processes a slice loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairSide {
+    App,
+    Pacer,
+}
+
+/// One round of a route measured in slices: the counted slices' order and each one's rate.
+/// The round's runs give each side's mean of its slices' rates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlicedRound {
+    pub round: u32,
+    /// The counted slices' sides, `A` the app and `P` the pacer, in the order they ran.
+    pub order: String,
+    /// Right answers per second of each counted slice, in the same order.
+    pub rates: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -331,7 +358,8 @@ pub struct Run {
     pub app_rss_max_mib: f64,
     pub postgres_cpu_percent: f64,
     pub redis_cpu_percent: f64,
-    /// The load generator's raw output, relative to the batch folder.
+    /// The load generator's raw output, relative to the batch folder (in slices, the pair's
+    /// slices and their rates).
     pub raw_output: String,
     /// Reads that lacked the comment their client had just posted (the routes that write).
     #[serde(default)]

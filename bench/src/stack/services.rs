@@ -12,6 +12,26 @@ pub fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| workload::DEFAULT_REDIS_URL.to_owned())
 }
 
+/// The Redis URL of the batch's Go pacer: the apps' own with the next database number. The
+/// pacer and the app run at once (docs/spec.md §5.5), and not every app stores under the
+/// shared `page:` keys a value Go can serve, so each keeps its pages apart.
+pub fn pacer_redis_url() -> String {
+    next_database(&redis_url())
+}
+
+/// `url` with the database after its own (database 0 when it names none).
+fn next_database(url: &str) -> String {
+    let (base, database) = match url.rsplit_once('/') {
+        Some((base, number))
+            if base.contains("//") && number.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (base, number.parse::<u32>().unwrap_or(0))
+        }
+        _ => (url, 0),
+    };
+    format!("{base}/{}", database + 1)
+}
+
 /// Held while this process writes comments and resets them: a PostgreSQL advisory lock, so
 /// two harness processes (tests run side by side) never interleave their comments and
 /// resets. Released when dropped (its connection closes).
@@ -111,6 +131,26 @@ pub fn seeded_database(runtime: &tokio::runtime::Runtime) -> Result<(PgConnectio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pacer_s_redis_database_is_the_next_one() {
+        assert_eq!(
+            next_database("redis://127.0.0.1:6379/0"),
+            "redis://127.0.0.1:6379/1"
+        );
+        assert_eq!(
+            next_database("redis://127.0.0.1:6379/4"),
+            "redis://127.0.0.1:6379/5"
+        );
+        assert_eq!(
+            next_database("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/1"
+        );
+        assert_eq!(
+            next_database("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379/1"
+        );
+    }
 
     #[test]
     fn finds_and_replaces_host_and_port() {

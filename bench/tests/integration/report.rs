@@ -100,6 +100,7 @@ fn measured_app(
                     run(index, base * (0.98 + 0.01 * index as f64), why.as_deref())
                 })
                 .collect(),
+            slices: Vec::new(),
         })
         .collect();
     AppResult {
@@ -234,6 +235,7 @@ fn batch() -> Batch {
             loadgen: "oha".to_owned(),
             quick: false,
             routes: ROUTES.iter().map(|(r, _, _)| (*r).to_owned()).collect(),
+            slice_secs: None,
         },
         tools: BTreeMap::from([
             ("go".to_owned(), "1.25.4".to_owned()),

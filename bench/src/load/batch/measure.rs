@@ -1,14 +1,15 @@
 //! One measured run of the batch, an app's or its pacer's: the page cache cleared (and
 //! primed), a warm-up, the run on the load generator (or, on a route that writes, on the
-//! harness's own client), sampled and admitted.
+//! harness's own client), sampled and admitted; or, in slices, both runs of a pair at once.
 
 use super::Batcher;
 use crate::load::admission::{Expected, admission};
 use crate::load::client::{self, Load, Pace, Workload};
 use crate::load::loadgen::LoadRun;
 use crate::load::sampler::{Sampler, Usage, measured_window};
-use crate::results::Run;
+use crate::load::slices::{self, Endpoint, SideResult};
 use crate::results::sweep::CpuBusy;
+use crate::results::{Run, SlicedRound};
 use crate::routes;
 use crate::stack::page_cache;
 use crate::stack::server::RunningApp;
@@ -79,6 +80,107 @@ impl Batcher<'_> {
         ))
     }
 
+    /// The app's and the pacer's runs of one round of a route that reads, in slices
+    /// (docs/spec.md §5.5): the page cache cleared and, on a cached route, primed through both
+    /// (the pacer keeps its pages in a Redis database of its own), then the slices, each side
+    /// sampled over all of them and admitted on its own requests.
+    pub(super) fn measure_sliced(
+        &self,
+        app: &RunningApp,
+        pacer: &RunningApp,
+        route: &str,
+        round: u32,
+        pacer_first: bool,
+        slice: Duration,
+        stem: &str,
+    ) -> Result<(Run, Run, SlicedRound)> {
+        let options = self.options;
+        let raw_output = format!("{stem}-slices.csv");
+        let path = routes::path(route).with_context(|| format!("unknown route {route}"))?;
+        let page = self
+            .reference
+            .page(path)
+            .map(|page| Arc::new(page.body.clone()))
+            .with_context(|| format!("route {route}: {path} is not in the parity sample"))?;
+        page_cache::clear()?;
+        if path.starts_with("/cached/") {
+            for side in [app, pacer] {
+                ureq::get(&side.url(path)).call()?;
+            }
+        }
+        let plan = slices::Plan {
+            connections: options.settings.connections,
+            slice,
+            slices: slice_count(options.duration(), slice),
+            warmup_slices: slice_count(options.warmup(), slice),
+            pacer_first,
+        };
+        let whole = slice * 2 * (plan.slices + plan.warmup_slices);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(options.cpus.load.len().max(1))
+            .enable_all()
+            .build()?;
+        let samplers = [app, pacer].map(|side| {
+            Sampler::start_once_held(
+                side.pid(),
+                side.port,
+                measured_window(whole),
+                options.settings.connections,
+            )
+        });
+        let endpoints = [app, pacer].map(|side| Endpoint {
+            addr: format!("127.0.0.1:{}", side.port),
+            pid: side.pid(),
+        });
+        let sliced = slices::measure(&runtime, endpoints, path, Arc::clone(&page), plan);
+        let [app_usage, pacer_usage] = samplers.map(Sampler::finish);
+        let expected = Expected {
+            connections: options.settings.connections,
+            body_bytes: Some(page.len() as u64),
+            writes: false,
+        };
+        let run = |side: &SideResult, usage: Usage| {
+            let usage = Usage {
+                app_cpu_percent: side.app_cpu_percent,
+                postgres_cpu_percent: side.postgres_cpu_percent,
+                redis_cpu_percent: side.redis_cpu_percent,
+                ..usage
+            };
+            let busy = usage.cpu_busy(&options.cpus);
+            admitted_run(
+                round,
+                side.load.clone(),
+                expected,
+                &usage,
+                busy,
+                raw_output.clone(),
+            )
+        };
+        let mut rates = Vec::new();
+        let (mut app_rates, mut pacer_rates) = (sliced.app.rates.iter(), sliced.pacer.rates.iter());
+        for letter in sliced.order.chars() {
+            let next = match letter {
+                'A' => app_rates.next(),
+                _ => pacer_rates.next(),
+            };
+            rates.extend(next);
+        }
+        let mut csv = String::from("slice,side,rate_per_sec\n");
+        for (index, (side, rate)) in sliced.order.chars().zip(&rates).enumerate() {
+            csv += &format!("{},{side},{rate:.3}\n", index + 1);
+        }
+        std::fs::write(self.dir.join(&raw_output), csv)?;
+        Ok((
+            run(&sliced.app, app_usage),
+            run(&sliced.pacer, pacer_usage),
+            SlicedRound {
+                round,
+                order: sliced.order,
+                rates,
+            },
+        ))
+    }
+
     /// One run of a route that writes (docs/spec.md §5.2), on the harness's own client: the
     /// comments reset and the page cache cleared, a warm-up, again, then the measured run.
     /// Client `i` comments on post `1000 − i` only; every request is kept (`<stem>.csv`).
@@ -143,6 +245,11 @@ impl Batcher<'_> {
             round, load, expected, &usage, busy, raw_output,
         ))
     }
+}
+
+/// How many slices of `slice` make up `length` (at least one).
+pub(super) fn slice_count(length: Duration, slice: Duration) -> u32 {
+    ((length.as_secs_f64() / slice.as_secs_f64()).round() as u32).max(1)
 }
 
 /// A run's numbers, with whether it counts (docs/spec.md §5.6) and why not.

@@ -42,6 +42,8 @@ pub struct Options {
     pub cpus: CpuSplit,
     /// Run even when `taskset` cannot pin everything, and say so in the results.
     pub allow_unpinned: bool,
+    /// Measure the ceilings (§5.8) before the rounds.
+    pub ceilings: bool,
     pub results_dir: PathBuf,
 }
 
@@ -54,6 +56,11 @@ impl Options {
     /// The warm-up before each route's run.
     fn warmup(&self) -> Duration {
         Duration::from_secs_f64(self.settings.warmup_secs)
+    }
+
+    /// The slice length of the routes that read; `None`: whole runs on the load generator.
+    fn slice(&self) -> Option<Duration> {
+        self.settings.slice_secs.map(Duration::from_secs_f64)
     }
 
     /// The most rounds the batch may take: `max_rounds` with a precision, else `rounds`.
@@ -99,9 +106,12 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     let batch = new_batch(options, header, unpinned, expected, &runtime)?;
     batch.save(&dir)?;
 
-    let page_scripts = runtime.block_on(ceilings::page_scripts(&database_url))?;
+    let page_scripts = match options.ceilings {
+        true => runtime.block_on(ceilings::page_scripts(&database_url))?,
+        false => Vec::new(),
+    };
     let runs_per_round = options.apps.len() * options.settings.routes.len() * 2;
-    let ceiling_steps = 1 + page_scripts.len();
+    let ceiling_steps = usize::from(options.ceilings) + page_scripts.len();
     let progress = Progress::new(
         (ceiling_steps + runs_per_round * options.settings.rounds as usize) as u64,
         "steps",
@@ -120,7 +130,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
     cx.fetch_reference()?;
     cx.record_pacer()?;
     cx.baseline_connections = cx.blogbench_connections()?;
-    cx.measure_ceilings(page_scripts)?;
+    if options.ceilings {
+        cx.measure_ceilings(page_scripts)?;
+    }
     let mut order = VisitingOrder::new(
         options.apps.len(),
         options.settings.order_seed.unwrap_or_default(),
@@ -284,6 +296,13 @@ impl Batcher<'_> {
         apps::harness_env(&self.options.cpus.app)
     }
 
+    /// The app's environment, with the pacer's own Redis database for its page cache.
+    fn pacer_env(&self) -> BTreeMap<String, String> {
+        let mut env = self.app_env();
+        env.insert("REDIS_URL".to_owned(), services::pacer_redis_url());
+        env
+    }
+
     fn start(&self, app: &App, env: &BTreeMap<String, String>) -> Result<RunningApp> {
         RunningApp::start_pinned(app, &apps::env_pairs(env), Some(&self.options.cpus.app))
     }
@@ -320,7 +339,7 @@ impl Batcher<'_> {
         let go = apps::find(apps::GO)?;
         self.batch.pacer = Some(Pacer {
             app: go.name,
-            env: self.app_env(),
+            env: self.pacer_env(),
             warmup_secs: self.options.warmup().as_secs_f64(),
             per_visit: true,
         });
@@ -331,7 +350,7 @@ impl Batcher<'_> {
     /// neither side of a pair has run longer (docs/spec.md §5.5).
     fn start_pacer(&self) -> Result<RunningApp> {
         let go = apps::find(apps::GO)?;
-        self.start(&go, &self.app_env())
+        self.start(&go, &self.pacer_env())
             .context("start the pacer (Go)")
     }
 
@@ -462,9 +481,25 @@ impl Batcher<'_> {
                     expected_bytes,
                     runs: Vec::new(),
                     pacer_runs: Vec::new(),
+                    slices: Vec::new(),
                 });
             }
 
+            if let Some(slice) = options.slice().filter(|_| !routes::writes(route)) {
+                self.progress
+                    .step(format!("{label} · {route} · app and go pacer in slices"));
+                let stem = format!("raw/{name}-{route}-round{round}");
+                let (run, pacer_run, slices) =
+                    self.measure_sliced(&running, &pacer, route, round, pacer_first, slice, &stem)?;
+                let result = self.route_result(index, route);
+                result.runs.push(run);
+                result.pacer_runs.push(pacer_run);
+                result.slices.push(slices);
+                self.save()?;
+                self.progress.inc();
+                self.progress.inc();
+                continue;
+            }
             let sides = match pacer_first {
                 true => [Side::Pacer, Side::App],
                 false => [Side::App, Side::Pacer],

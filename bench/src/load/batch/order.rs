@@ -160,6 +160,7 @@ mod tests {
                         .zip(ratios.iter())
                         .map(|(i, _)| run(i, 1000.0))
                         .collect(),
+                    slices: Vec::new(),
                 })
                 .collect(),
             start_up_warmups: Vec::new(),
