@@ -32,7 +32,7 @@ help:
 	@echo "make parity          compare every app's pages with the Go reference's"
 	@echo "make bench           the fair benchmark of every app (docs/spec.md §5), results and report in results/"
 	@echo "make bench-quick     the same in smoke-test size (1 round, 1 s runs)"
-	@echo "make null-check      the A/A check: Go against two twins, 12 rounds; how often the method finds a difference where none is"
+	@echo "make null-check      the A/A check: Go against two twins, 10 rounds of 0.25 s slices; how often the method finds a difference where none is"
 	@echo "make sweep           latency at given rates, connection sweep, overload, 512 MiB limit (docs/spec.md §8), in results/"
 	@echo "make sweep-quick     the same in smoke-test size"
 	@echo "make profile         where each app's time goes on the detail page, in profiles/"
@@ -72,7 +72,7 @@ bench-quick: services tools
 
 # Go and two twins (the same program): every difference the report finds is false (docs/spec.md §5.12).
 null-check: services tools
-	$(BLOGBENCH) bench --apps go,go+TWIN=1,go+TWIN=2 --routes home,detail,cached-detail --rounds 12 --duration 5s --warmup 3s
+	$(BLOGBENCH) bench --apps go,go+TWIN=1,go+TWIN=2 --routes home,detail,cached-detail --rounds 10 --duration 5s --warmup 1s
 
 # Every app; under the 512 MiB cgroup also Go with its soft memory limit set (docs/spec.md §8.5).
 sweep: services tools

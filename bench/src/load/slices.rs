@@ -153,16 +153,23 @@ fn slice_rate(records: &[SliceRecord]) -> f64 {
         .sum()
 }
 
-/// CPU ticks of the app's process tree, the pacer's, PostgreSQL's and Redis's, read between
-/// slices (when no request is out).
-fn cpu_ticks(endpoints: &[Endpoint; 2]) -> [u64; 4] {
-    let ticks = |pids: Vec<u32>| pids.iter().filter_map(|&p| stat(p)).map(|s| s.ticks).sum();
+/// The processes whose CPU a sliced measurement reads: the app's tree, the pacer's,
+/// PostgreSQL's and Redis's. Listed once the warm-up has opened the apps' pools, since
+/// listing them means reading every process of the machine, too slow to repeat per slice.
+fn cpu_groups(endpoints: &[Endpoint; 2]) -> [Vec<u32>; 4] {
     [
-        ticks(process_tree(endpoints[0].pid)),
-        ticks(process_tree(endpoints[1].pid)),
-        ticks(pids_named("postgres")),
-        ticks(pids_named("redis-server")),
+        process_tree(endpoints[0].pid),
+        process_tree(endpoints[1].pid),
+        pids_named("postgres"),
+        pids_named("redis-server"),
     ]
+}
+
+/// The CPU ticks of each of `groups`, read between slices (when no request is out).
+fn cpu_ticks(groups: &[Vec<u32>; 4]) -> [u64; 4] {
+    groups
+        .each_ref()
+        .map(|pids| pids.iter().filter_map(|&p| stat(p)).map(|s| s.ticks).sum())
 }
 
 /// Measures `endpoints` (the app's, then the pacer's) on `path`, every answer checked against
@@ -210,8 +217,12 @@ pub fn measure(
         {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
+        let mut groups = cpu_groups(&endpoints);
         for index in 0..order.len() {
-            let before = cpu_ticks(&endpoints);
+            if index == warmup_slices {
+                groups = cpu_groups(&endpoints);
+            }
+            let before = cpu_ticks(&groups);
             let started = Instant::now();
             control.set(running(index));
             tokio::time::sleep(plan.slice).await;
@@ -220,8 +231,10 @@ pub fn measure(
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
             let wall = started.elapsed();
-            let after = cpu_ticks(&endpoints);
-            spans.push((index, wall, std::array::from_fn(|i| after[i] - before[i])));
+            let after = cpu_ticks(&groups);
+            // A process that exited took its ticks with it.
+            let used = std::array::from_fn(|i| after[i].saturating_sub(before[i]));
+            spans.push((index, wall, used));
         }
         control.set(DONE);
     });
@@ -545,5 +558,134 @@ mod tests {
         let last_app_end = app.served.lock().unwrap().iter().map(|r| r.1).max();
         let first_pacer_start = pacer.served.lock().unwrap().iter().map(|r| r.0).min();
         assert!(last_app_end.unwrap() <= first_pacer_start.unwrap());
+    }
+}
+
+/// docs/spec.md §5.5's table of slice lengths, read back from its A/A batches.
+#[cfg(test)]
+mod example {
+    use crate::results::{Batch, RouteResult, example_file};
+    use crate::statistics::RatioInterval;
+
+    const FOLDER: &str = "example-slice-lengths-20261207";
+
+    fn log_spread(values: &[f64]) -> f64 {
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let squares: f64 = logs.iter().map(|l| (l - mean).powi(2)).sum();
+        (squares / (logs.len() - 1) as f64).sqrt()
+    }
+
+    /// Each block's app slice over its pacer slice, every round.
+    fn slice_pairs(route: &RouteResult) -> Vec<f64> {
+        route
+            .slices
+            .iter()
+            .flat_map(|round| {
+                let sides: Vec<char> = round.order.chars().collect();
+                (0..sides.len())
+                    .step_by(2)
+                    .map(|i| match sides[i] {
+                        'A' => round.rates[i] / round.rates[i + 1],
+                        _ => round.rates[i + 1] / round.rates[i],
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// One row of the table as the batch gives it.
+    fn row(folder: &str, label: &str) -> String {
+        let batch = Batch::load(&example_file(&format!("{FOLDER}/{folder}/results.json"))).unwrap();
+        let routes = &batch.apps[0].routes;
+        let route = |name: &str| routes.iter().find(|r| r.route == name).unwrap();
+        let (detail, home) = (route("detail"), route("home"));
+        let cells: Vec<String> = [detail, home]
+            .iter()
+            .map(|r| format!("{:.3}", log_spread(&r.ratios_to_pacer())))
+            .chain([detail, home].iter().map(|r| {
+                let interval = RatioInterval::of(&r.ratios_to_pacer()).unwrap();
+                assert_eq!(interval.rounds, 8);
+                format!("±{:.1} %", interval.relative_half_width() * 100.0)
+            }))
+            .chain([detail, home].iter().map(|r| match r.slices.is_empty() {
+                true => "—".to_owned(),
+                false => format!("{:.3}", log_spread(&slice_pairs(r))),
+            }))
+            .collect();
+        format!("   | {label} | {} |", cells.join(" | "))
+    }
+
+    /// docs/benchmark.md's sentences on docs/example-null-check-20261207034728.
+    #[test]
+    fn the_sliced_null_check_as_the_docs_give_it() {
+        use crate::report::verdicts::{NullCheck, of};
+        let batch = Batch::load(&example_file(
+            "example-null-check-20261207034728/results.json",
+        ))
+        .unwrap();
+        assert_eq!(batch.settings.slice_secs, Some(0.25));
+        let verdicts = of(&batch, &batch.settings.routes);
+        assert_eq!(
+            NullCheck::of(&batch, &verdicts),
+            Some(NullCheck {
+                intervals: 9,
+                excluding_one: 0,
+                pairs: 9,
+                told_apart: 0
+            })
+        );
+        let cells: Vec<(&str, &RouteResult)> = batch
+            .apps
+            .iter()
+            .flat_map(|app| app.routes.iter().map(move |r| (app.name.as_str(), r)))
+            .collect();
+        let half_widths: Vec<f64> = cells
+            .iter()
+            .map(|(_, r)| {
+                let interval = RatioInterval::of(&r.ratios_to_pacer()).unwrap();
+                assert_eq!(interval.rounds, 10);
+                interval.relative_half_width()
+            })
+            .collect();
+        let percent = |x: f64| (x * 1000.0).round() / 10.0;
+        let least = half_widths.iter().copied().fold(f64::MAX, f64::min);
+        let most = half_widths.iter().copied().fold(0.0, f64::max);
+        assert_eq!([percent(least), percent(most)], [2.1, 4.1]);
+        assert_eq!(half_widths.iter().filter(|h| **h <= 0.03).count(), 4);
+        let widest = cells[half_widths.iter().position(|h| *h == most).unwrap()];
+        assert_eq!((widest.0, widest.1.route.as_str()), ("go", "detail"));
+        let rounds = |r: &RouteResult| log_spread(&r.ratios_to_pacer());
+        assert_eq!((rounds(widest.1) * 1000.0).round(), 57.0);
+        let pairs: Vec<f64> = cells
+            .iter()
+            .map(|(_, r)| log_spread(&slice_pairs(r)))
+            .collect();
+        assert!(pairs.iter().all(|s| (0.13..0.17).contains(s)), "{pairs:?}");
+        let wide_rounds: Vec<f64> = cells
+            .iter()
+            .map(|(_, r)| rounds(r))
+            .filter(|s| *s >= 0.05)
+            .collect();
+        assert_eq!(wide_rounds.len(), 5, "{wide_rounds:?}");
+        assert!(wide_rounds.iter().all(|s| *s < 0.06));
+    }
+
+    #[test]
+    fn the_spec_s_table_of_slice_lengths_is_its_a_a_batches() {
+        let spec = std::fs::read_to_string(example_file("spec.md")).unwrap();
+        for (folder, label) in [
+            ("slice-0.25s", "0.25 s"),
+            ("slice-0.5s", "0.5 s"),
+            ("slice-1s", "1 s"),
+            ("slice-2s", "2 s"),
+            ("whole-runs", "whole runs (wrk)"),
+        ] {
+            let row = row(folder, label);
+            assert!(
+                spec.lines().any(|line| line == row),
+                "not in spec.md: {row}"
+            );
+        }
     }
 }

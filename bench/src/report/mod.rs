@@ -22,7 +22,7 @@ mod routes;
 mod scoreboard;
 mod sweep;
 mod sweep_charts;
-mod verdicts;
+pub(crate) mod verdicts;
 
 pub use compare::{BAND, Comparison, differences};
 pub use scoreboard::write as write_scoreboard;
