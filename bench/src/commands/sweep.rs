@@ -33,7 +33,8 @@ pub struct SweepArgs {
     duration: Option<Duration>,
     /// Rounds of the closed-loop maxima and of the rate ladders, the apps visited in a
     /// rotated order each round: a rate is sustained when more than half of the rounds held
-    /// it, and the closed-loop max is the rounds' median; default 3, 2 with `--quick`.
+    /// it (a round runs only the rates whose verdict is still open), and the closed-loop max
+    /// is the rounds' median; default 3, 2 with `--quick`.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=20))]
     rounds: Option<u32>,
     /// The warm-up at each rate before its run (and at each connection level); default 1s,

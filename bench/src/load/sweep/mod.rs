@@ -13,6 +13,7 @@
 //! Interleaved rounds spread a noisy stretch of the shared machine over every app instead
 //! of one. `sweep.json` is saved after every step.
 
+mod climb;
 mod runner;
 mod stress;
 mod verdicts;
@@ -147,6 +148,9 @@ pub fn run(options: &Options, interrupted: &AtomicBool) -> Result<PathBuf> {
         sweeper.push_app(target)?;
     }
     'passes: for pass in [Pass::ClosedLoop, Pass::Ladders, Pass::Overload] {
+        if pass == Pass::Overload {
+            sweeper.measure_floor_at_deciding_rates()?;
+        }
         for round in 1..=options.settings.rounds {
             if pass == Pass::Ladders {
                 sweeper.measure_floor(round)?;

@@ -11,8 +11,8 @@ use crate::load::warmup;
 use crate::parity::Reference;
 use crate::progress::Progress;
 use crate::results::sweep::{
-    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, Floor, GeneratorCeiling, Ladder, RatePoint,
-    RouteSweep, Sweep,
+    AppSweep, CLIENT_BOUND_FRACTION, ClosedLoopRound, Floor, FloorAt, GeneratorCeiling, Ladder,
+    RatePoint, RouteSweep, Sweep, verdict_open,
 };
 use crate::results::write_atomically;
 use crate::routes;
@@ -28,8 +28,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::climb::Climb;
 use super::verdicts::{Scheduled, delivered, rate_point};
-use super::{FAILING_IN_A_ROW, Options, Pass, phase};
+use super::{Options, Pass, phase};
 
 pub(super) struct Sweeper<'a> {
     pub options: &'a Options,
@@ -45,6 +46,22 @@ pub(super) struct RoutePage {
     pub(super) route: String,
     pub(super) path: &'static str,
     pub(super) page: Arc<Vec<u8>>,
+}
+
+/// A rate the machine's floor runs at: its fraction of Go's closed-loop max, and the name
+/// its raw files take.
+struct FloorRate {
+    rate: f64,
+    fraction: f64,
+    name: String,
+}
+
+/// One ladder of a route: its rates, each with its fraction of the closed-loop max it is
+/// taken from.
+struct LadderRates {
+    route: String,
+    ladder: Ladder,
+    rates: Vec<(f64, f64)>,
 }
 
 /// The process an open-loop run loads, and its loopback port.
@@ -126,49 +143,126 @@ impl Sweeper<'_> {
     pub(super) fn measure_floor(&mut self, round: u32) -> Result<()> {
         let options = self.options;
         for route in &options.settings.routes {
-            let Some(go_max) = self.sweep.apps[0]
-                .routes
-                .iter()
-                .find(|r| &r.route == route && r.closed_loop_counted())
-                .map(|r| r.closed_loop_per_sec)
-            else {
+            let Some(go_max) = self.go_max(route) else {
                 continue;
             };
-            let bytes = self.route_page(route)?.page.len();
-            let (server, addr) = StaticServer::start(&options.cpus.app, bytes)?;
-            let page = RoutePage {
-                route: route.clone(),
-                path: "/",
-                page: Arc::new(vec![b'x'; bytes]),
-            };
-            let port = addr.rsplit(':').next().unwrap_or_default().parse()?;
-            let served = Served {
-                pid: server.pid(),
-                port,
-            };
-            for &fraction in &options.settings.common_fractions {
-                self.check_interrupted()?;
-                let rate = (go_max * fraction).round().max(1.0);
-                let percent = (fraction * 100.0).round();
-                self.progress.step(format!(
-                    "round {round} · the machine's floor · {route} · {rate:.0} req/s"
-                ));
-                let stem = format!("raw/floor-{route}-common-{percent:03}-r{round}");
-                let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
-                match self.sweep.floor.iter_mut().find(|f| &f.route == route) {
-                    Some(floor) => floor.runs.push(point),
-                    None => self.sweep.floor.push(Floor {
-                        route: route.clone(),
-                        body_bytes: bytes,
-                        runs: vec![point],
-                    }),
-                }
-                self.progress.inc();
-            }
-            drop(server);
-            self.save()?;
+            let rates: Vec<FloorRate> = options
+                .settings
+                .common_fractions
+                .iter()
+                .map(|&fraction| FloorRate {
+                    rate: (go_max * fraction).round().max(1.0),
+                    fraction,
+                    name: format!("common-{:03}", (fraction * 100.0).round()),
+                })
+                .collect();
+            self.floor_runs(route, round, &rates)?;
         }
         Ok(())
+    }
+
+    /// The floor at every rate that decided an app's max (the lowest rate above it, or for
+    /// an app that sustained none its lowest) where the common rates said nothing of the
+    /// machine: without it, a miss there may be the machine's (docs/spec.md §8.9). In every
+    /// round, after the ladders' rounds have fixed those rates.
+    pub(super) fn measure_floor_at_deciding_rates(&mut self) -> Result<()> {
+        let options = self.options;
+        let rounds = options.settings.rounds;
+        let mut by_route = Vec::new();
+        for route in &options.settings.routes {
+            let Some(go_max) = self.go_max(route) else {
+                continue;
+            };
+            let mut rates: Vec<f64> = self
+                .sweep
+                .apps
+                .iter()
+                .filter_map(|app| app.routes.iter().find(|r| &r.route == route))
+                .filter_map(|swept| swept.rung_that_set_the_max(rounds))
+                .filter(|rung| !rung.sustained(rounds))
+                .map(|rung| rung.target_per_sec)
+                .filter(|&rate| self.sweep.floor_at(route, rate) == FloorAt::NotMeasured)
+                .collect();
+            rates.sort_by(f64::total_cmp);
+            rates.dedup();
+            let rates: Vec<FloorRate> = rates
+                .into_iter()
+                .map(|rate| FloorRate {
+                    rate,
+                    fraction: rate / go_max,
+                    name: format!("at-{rate:.0}"),
+                })
+                .collect();
+            self.progress.add((rates.len() * rounds as usize) as u64);
+            by_route.push((route, rates));
+        }
+        for round in 1..=rounds {
+            for (route, rates) in &by_route {
+                self.floor_runs(route, round, rates)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Go's closed-loop max on `route`, the base of the common rates, when a round counted.
+    fn go_max(&self, route: &str) -> Option<f64> {
+        self.sweep.apps[0]
+            .routes
+            .iter()
+            .find(|r| r.route == route && r.closed_loop_counted())
+            .map(|r| r.closed_loop_per_sec)
+    }
+
+    /// One round of the static server on the app's CPUs, serving a page of `route`'s size, at
+    /// each of `rates`; its runs added to the route's floor.
+    /// A rate whose verdict the earlier rounds decided is passed over.
+    fn floor_runs(&mut self, route: &str, round: u32, rates: &[FloorRate]) -> Result<()> {
+        let options = self.options;
+        let held_before = |rate: f64| {
+            let floor = self.sweep.floor.iter().find(|f| f.route == route);
+            let runs = floor.into_iter().flat_map(|f| &f.runs);
+            runs.filter(|run| run.target_per_sec == rate && run.within_slo)
+                .count()
+        };
+        let (open, decided): (Vec<&FloorRate>, Vec<&FloorRate>) = rates
+            .iter()
+            .partition(|r| verdict_open(held_before(r.rate), round, options.settings.rounds));
+        decided.iter().for_each(|_| self.progress.inc());
+        if open.is_empty() {
+            return Ok(());
+        }
+        let bytes = self.route_page(route)?.page.len();
+        let (server, addr) = StaticServer::start(&options.cpus.app, bytes)?;
+        let page = RoutePage {
+            route: route.to_owned(),
+            path: "/",
+            page: Arc::new(vec![b'x'; bytes]),
+        };
+        let port = addr.rsplit(':').next().unwrap_or_default().parse()?;
+        let served = Served {
+            pid: server.pid(),
+            port,
+        };
+        for floor_rate in open {
+            self.check_interrupted()?;
+            let rate = floor_rate.rate;
+            self.progress.step(format!(
+                "round {round} · the machine's floor · {route} · {rate:.0} req/s"
+            ));
+            let stem = format!("raw/floor-{route}-{}-r{round}", floor_rate.name);
+            let point = self.rate_point(served, &page, round, rate, floor_rate.fraction, &stem)?;
+            match self.sweep.floor.iter_mut().find(|f| f.route == route) {
+                Some(floor) => floor.runs.push(point),
+                None => self.sweep.floor.push(Floor {
+                    route: route.to_owned(),
+                    body_bytes: bytes,
+                    runs: vec![point],
+                }),
+            }
+            self.progress.inc();
+        }
+        drop(server);
+        self.save()
     }
 
     /// The harness's environment, then the target's own.
@@ -344,7 +438,8 @@ impl Sweeper<'_> {
     }
 
     /// The second pass: each route's two ladders, at rates fixed by the first pass's
-    /// medians, so every round runs the same rates.
+    /// medians, so every round runs the same rates; a round runs only the rates whose
+    /// verdict is still open ([`Climb`]), and does not start the app when there are none.
     fn measure_ladders(
         &mut self,
         index: usize,
@@ -353,6 +448,76 @@ impl Sweeper<'_> {
         round: u32,
     ) -> Result<()> {
         let options = self.options;
+        let ladders = self.ladders(index)?;
+        let open = ladders.iter().any(|ladder| {
+            let mut climb = Climb::default();
+            ladder.rates.iter().any(|&(rate, _)| {
+                let earlier = self.earlier_runs(index, &ladder.route, ladder.ladder, rate);
+                climb.runs(&earlier, round, options.settings.rounds)
+            })
+        });
+        if !open {
+            let steps: usize = ladders.iter().map(|ladder| ladder.rates.len()).sum();
+            (0..steps).for_each(|_| self.progress.inc());
+            return Ok(());
+        }
+        let at = self.at(round, target);
+        self.progress.step(format!("{at} · start, parity"));
+        let running = self.start(target, env, None, &format!("ladders-r{round}"))?;
+        let mut route_page: Option<RoutePage> = None;
+        for LadderRates {
+            route,
+            ladder,
+            rates,
+        } in ladders
+        {
+            if route_page.as_ref().is_none_or(|page| page.route != route) {
+                route_page = Some(self.route_page(&route)?);
+            }
+            let page = route_page.as_ref().expect("set above");
+            let mut climb = Climb::default();
+            for (rate, fraction) in rates {
+                self.check_interrupted()?;
+                let earlier = self.earlier_runs(index, &route, ladder, rate);
+                if !climb.runs(&earlier, round, options.settings.rounds) {
+                    self.progress.inc();
+                    continue;
+                }
+                let percent = (fraction * 100.0).round();
+                self.progress.step(format!(
+                    "{at} · {route} · {} {percent:.0} % · {rate:.0} req/s",
+                    ladder.name()
+                ));
+                let stem = format!(
+                    "raw/{}-{route}-{}-{percent:03}-r{round}",
+                    target.label,
+                    ladder.name()
+                );
+                prepare_cache(&running, page)?;
+                let served = Served {
+                    pid: running.pid(),
+                    port: running.port,
+                };
+                let point = self.rate_point(served, page, round, rate, fraction, &stem)?;
+                climb.ran(&point);
+                let swept = self.app(index).routes.iter_mut().find(|r| r.route == route);
+                let swept = swept.expect("added by the closed-loop pass");
+                match ladder {
+                    Ladder::Common => swept.common.push(point),
+                    Ladder::Own => swept.own.push(point),
+                }
+                self.progress.inc();
+            }
+            self.save()?;
+        }
+        running.stop();
+        Ok(())
+    }
+
+    /// The app's ladders, route by route, common first: each rate with its fraction of the
+    /// closed-loop max it is taken from (Go's for the common ladder, the app's own else).
+    fn ladders(&self, index: usize) -> Result<Vec<LadderRates>> {
+        let settings = &self.options.settings;
         let closed_loop_max = |app: &AppSweep, route: &str| {
             app.routes
                 .iter()
@@ -365,65 +530,44 @@ impl Sweeper<'_> {
                     )
                 })
         };
-        let at = self.at(round, target);
-        self.progress.step(format!("{at} · start, parity"));
-        let running = self.start(target, env, None, &format!("ladders-r{round}"))?;
-        for route in &options.settings.routes {
-            let page = self.route_page(route)?;
+        let mut ladders = Vec::new();
+        for route in &settings.routes {
             let go_max = closed_loop_max(&self.sweep.apps[0], route)?;
             let own_max = closed_loop_max(&self.sweep.apps[index], route)?;
             for (ladder, base, fractions) in [
-                (Ladder::Common, go_max, &options.settings.common_fractions),
-                (Ladder::Own, own_max, &options.settings.own_fractions),
+                (Ladder::Common, go_max, &settings.common_fractions),
+                (Ladder::Own, own_max, &settings.own_fractions),
             ] {
-                let mut failing_in_a_row = 0;
-                for &fraction in fractions {
-                    self.check_interrupted()?;
-                    if failing_in_a_row >= FAILING_IN_A_ROW {
-                        self.progress.inc();
-                        continue;
-                    }
-                    let rate = (base * fraction).round().max(1.0);
-                    let percent = (fraction * 100.0).round();
-                    self.progress.step(format!(
-                        "{at} · {route} · {} {percent:.0} % · {rate:.0} req/s",
-                        ladder.name()
-                    ));
-                    let stem = format!(
-                        "raw/{}-{route}-{}-{percent:03}-r{round}",
-                        target.label,
-                        ladder.name()
-                    );
-                    prepare_cache(&running, &page)?;
-                    let served = Served {
-                        pid: running.pid(),
-                        port: running.port,
-                    };
-                    let point = self.rate_point(served, &page, round, rate, fraction, &stem)?;
-                    // A generator-late run says nothing of the app either way.
-                    failing_in_a_row =
-                        match (point.generator_late, point.valid && !point.fell_behind()) {
-                            (true, _) => failing_in_a_row,
-                            (false, true) => 0,
-                            (false, false) => failing_in_a_row + 1,
-                        };
-                    let swept = self
-                        .app(index)
-                        .routes
-                        .iter_mut()
-                        .find(|r| &r.route == route);
-                    let swept = swept.expect("added by the closed-loop pass");
-                    match ladder {
-                        Ladder::Common => swept.common.push(point),
-                        Ladder::Own => swept.own.push(point),
-                    }
-                    self.progress.inc();
-                }
-                self.save()?;
+                let rates = fractions
+                    .iter()
+                    .map(|&fraction| ((base * fraction).round().max(1.0), fraction))
+                    .collect();
+                ladders.push(LadderRates {
+                    route: route.clone(),
+                    ladder,
+                    rates,
+                });
             }
         }
-        running.stop();
-        Ok(())
+        Ok(ladders)
+    }
+
+    /// The earlier rounds' runs of the app at `rate` of `ladder` on `route`.
+    fn earlier_runs(
+        &self,
+        index: usize,
+        route: &str,
+        ladder: Ladder,
+        rate: f64,
+    ) -> Vec<&RatePoint> {
+        self.sweep.apps[index]
+            .routes
+            .iter()
+            .filter(|r| r.route == route)
+            .flat_map(RouteSweep::runs)
+            .filter(|(l, run)| *l == ladder && run.target_per_sec == rate)
+            .map(|(_, run)| run)
+            .collect()
     }
 
     /// The fair run's closed loop (oha at its connections) after a warm-up: req/s, and why

@@ -8,7 +8,7 @@ use super::{CONNECT_LIMIT, Options, phase};
 use crate::load::client::{Load, Pace, Workload};
 use crate::load::open_loop;
 use crate::load::sampler::{Sampler, measured_window};
-use crate::results::sweep::{ConnectionLevel, MemoryLimited, Overload};
+use crate::results::sweep::{ConnectionLevel, MemoryLimited, Overload, verdict_open};
 use crate::results::write_atomically;
 use crate::stack::apps::Target;
 use crate::stack::cgroup::MemoryCgroup;
@@ -49,7 +49,9 @@ impl Sweeper<'_> {
         Ok(())
     }
 
-    /// A round's overload, the app started fresh for it.
+    /// A round's overload, the app started fresh for it; none once the earlier rounds
+    /// decided whether the app recovers (in more than half of the rounds), or when the app
+    /// sustained no rate on the route.
     pub(super) fn measure_overload(
         &mut self,
         index: usize,
@@ -57,39 +59,48 @@ impl Sweeper<'_> {
         env: &BTreeMap<String, String>,
         round: u32,
     ) -> Result<()> {
+        let options = self.options;
+        let route = &options.settings.overload_route;
+        let app = &self.sweep.apps[index];
+        let (recovered, _) = app.overloads_recovered();
+        let max = app
+            .routes
+            .iter()
+            .find(|r| &r.route == route)
+            .and_then(|r| r.max_sustainable(options.settings.rounds));
+        let Some(max) = max else {
+            self.progress.say(format!(
+                "{}: no overload: no rate held on {route}",
+                target.label
+            ));
+            self.progress.inc();
+            return Ok(());
+        };
+        if !verdict_open(recovered, round, options.settings.rounds) {
+            self.progress.inc();
+            return Ok(());
+        }
         let at = self.at(round, target);
         self.progress.step(format!("{at} · start, parity"));
         let running = self.start(target, env, None, &format!("overload-r{round}"))?;
         self.progress.step(format!("{at} · overload"));
-        let overload = self.overload(&running, index, target, round)?;
-        self.app(index).overloads.extend(overload);
+        let overload = self.overload(&running, target, round, max)?;
+        self.app(index).overloads.push(overload);
         self.progress.inc();
         running.stop();
         Ok(())
     }
 
-    /// Overload on the overload route, from the app's max sustainable rate there.
+    /// Overload on the overload route, from the app's max sustainable rate `max` there.
     fn overload(
         &self,
         running: &RunningApp,
-        index: usize,
         target: &Target,
         round: u32,
-    ) -> Result<Option<Overload>> {
+        max: f64,
+    ) -> Result<Overload> {
         let options = self.options;
         let route = &options.settings.overload_route;
-        let Some(max) = self.sweep.apps[index]
-            .routes
-            .iter()
-            .find(|r| &r.route == route)
-            .and_then(|r| r.max_sustainable(options.settings.rounds))
-        else {
-            self.progress.say(format!(
-                "{}: no overload: no rate held on {route}",
-                target.label
-            ));
-            return Ok(None);
-        };
         let page = self.route_page(route)?;
         prepare_cache(running, &page)?;
         let plan_secs = &options.settings.overload;
@@ -114,7 +125,7 @@ impl Sweeper<'_> {
             &self.dir.join(&histogram),
             &open_loop::interval_log(&run.records, run.length),
         )?;
-        Ok(Some(overload_outcome(
+        Ok(overload_outcome(
             &run,
             round,
             route,
@@ -125,7 +136,7 @@ impl Sweeper<'_> {
             usage.app_rss_max_mib,
             running.is_running(),
             histogram,
-        )))
+        ))
     }
 
     /// The connection sweep again with the app in a memory cgroup, restarted after a

@@ -241,10 +241,11 @@ fn how_to_read(sweep: &Sweep) -> String {
          falls behind shows its queue in its percentiles (no coordinated omission). A rate is \
          *held* in a round when that round's run was valid (every answer right, the \
          generator's records agreeing with its counters, nothing over the {limit} ms latency \
-         limit) and its p99 was within the route's SLO, and *sustained* when more than half of the {rounds} rounds that judged it held it; a \
-         run that missed the SLO is *generator-late* (◊) when the generator's own lateness \
-         (late to send, late to read the answer) could have decided it, and judges neither \
-         way; a \
+         limit) and its p99 was within the route's SLO, and *sustained* when more than half of \
+         the {rounds} rounds held it (a round that did not run it did not hold it); a run \
+         that missed the SLO is *generator-late* (◊) when its latency less the generator's \
+         own lateness (late to send, late to read the answer) was within the SLO: it did not \
+         hold the rate, and it is not the app's miss; a \
          rate's figures are its median round's (the run with the median p99). Rates above \
          {share} of the open-loop generator's own ceiling measure the generator too: they are \
          marked client-bound (†). Runs during which the CPUs of the services and the \

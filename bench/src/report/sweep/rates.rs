@@ -6,7 +6,7 @@ use crate::report::charts::Chart;
 use crate::report::markdown::{Table, escape};
 use crate::report::numbers;
 use crate::report::sweep_charts;
-use crate::results::sweep::{AppSweep, Ladder, RatePoint, RouteSweep, Rung, Sweep};
+use crate::results::sweep::{AppSweep, Ladder, OpenAbove, RatePoint, RouteSweep, Rung, Sweep};
 use crate::results::{Latency, median};
 use crate::stack::apps::GO;
 use crate::statistics::RatioInterval;
@@ -24,14 +24,7 @@ pub(super) fn max_rates(sweep: &Sweep) -> String {
         let mut max_row = vec![app.label.clone()];
         let mut closed_loop_row = vec![app.label.clone()];
         for route in routes {
-            let machine_bound_from = sweep.machine_bound_from(route);
-            max_row.push(max_rate_cell(
-                app,
-                go,
-                route,
-                sweep.settings.rounds,
-                machine_bound_from,
-            ));
+            max_row.push(max_rate_cell(sweep, app, go, route));
             closed_loop_row.push(find_route(app, route).map_or_else(
                 || "—".to_owned(),
                 |r| closed_loop_cell(r, sweep.settings.rounds),
@@ -42,50 +35,67 @@ pub(super) fn max_rates(sweep: &Sweep) -> String {
     }
     format!(
         "## Max rate under the SLO\n\n\
-         Per app and route, the highest rate of either ladder that was sustained, in req/s; \
-         in parentheses the ratio to Go's, to one decimal, and the next rate up, which was \
-         not sustained: the app's own max lies between the two, so it is known only to the \
-         ladders' step (10–25 %); then each round's own highest held rate in round \
-         order (how far one round can mislead) and the 95 % confidence interval of their \
-         geometric mean (over the rounds that sustained a rate; docs/spec.md §5.12); \
-         \"n lower missed\": that many lower rates \
-         were not sustained (a stall sank runs, or the app has a bad patch below its max: see \
-         the latency chart). \"none\": no rate was sustained; \"—\": the route was not \
-         measured (see *Failures*). † or ‡ is the mark of the rate that set the max (the \
-         lowest rate above it, all failed; the max itself when the ladders ended there): it \
-         ran client-bound (†) or service-bound (‡), so the limit may not be the app's and the \
-         max is a floor (≥); ◊: a round of it was generator-late (the generator's own \
-         lateness could have decided the run, which then counted neither way), so the max \
-         is a floor too; ⊥: at that rate the machine itself, a static page server in the \
-         app's place, did not sustain the SLO (*The machine's floor*): machine-bound, the \
-         max a floor as well.\n\n{}\n\
+         Per app and route, the highest rate of either ladder that was sustained (held in \
+         more than half of the {rounds} rounds), in req/s; in parentheses the ratio to Go's, to \
+         one decimal, and the next rate up, which was not sustained: the app's own max lies \
+         between the two, so it is known only to the ladders' step (10–25 %); then each \
+         round's own highest held rate in round order (how far one round can mislead; —: the \
+         round did not run the max, as the rounds before it had decided it: a round runs \
+         only the rates whose verdict is still open) and \
+         the 95 % confidence interval of their geometric mean (over the rounds that held a \
+         rate; docs/spec.md §5.12); \"n lower missed\": that many lower rates were not \
+         sustained (a stall sank runs, or the app has a bad patch below its max: see the \
+         latency chart). \"none\": no rate was sustained; \"—\": the route was not measured \
+         (see *Failures*). A max without ≥ is the app's: it held it, and missed the next rate \
+         up by itself. ≥ marks a max the app held that is only a lower bound, because \
+         nothing above it was run, or because of the marks of the next rate up (the rate \
+         that decided it; for \"none\", the lowest rate): † it ran client-bound, ‡ \
+         service-bound, so the limit may not be the app's; ◊ its generator-late rounds (the \
+         app's share of the latency within the SLO, the generator's lateness over it) could \
+         have changed its verdict; ⊥ the machine itself, a static page server in the app's \
+         place, did not sustain the SLO there (*The machine's floor*): machine-bound; ? the \
+         machine's floor was not measured at that rate or above, so it may be \
+         machine-bound.\n\n{}\n\
          The closed-loop max each app's own ladder is a fraction of (Go's is the common \
          ladder's), req/s: the median of the rounds whose run counted, then each round's (a \
          run that does not count is listed under *Failures*).\n\n{}",
         max.to_markdown(),
-        closed_loop.to_markdown()
+        closed_loop.to_markdown(),
+        rounds = sweep.settings.rounds,
     )
 }
 
-/// `≥ 4,500 ‡ (1.12×; rounds 4,500 / 6,000 / 2,000; 1 lower missed)`, `none (rounds …)`,
-/// or `—`; `machine_bound_from`: the lowest rate the machine's floor did not sustain.
+/// ` † ◊ ?`: the marks of why a max is only a lower bound ([`OpenAbove`]).
+fn open_above_marks(open: &OpenAbove) -> String {
+    [
+        (open.client_bound, " †"),
+        (open.service_bound, " ‡"),
+        (open.generator, " ◊"),
+        (open.machine_bound, " ⊥"),
+        (open.floor_not_measured, " ?"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, mark)| mark)
+    .collect()
+}
+
+/// `≥ 4,500 ‡ (1.1×; next 5,000 not sustained; rounds 4,500 / 6,000 / 2,000; 1 lower
+/// missed)`, `none ◊ (rounds …)`, or `—`.
 pub(super) fn max_rate_cell(
+    sweep: &Sweep,
     app: &AppSweep,
     go: Option<&AppSweep>,
     route: &str,
-    rounds: u32,
-    machine_bound_from: Option<f64>,
 ) -> String {
+    let rounds = sweep.settings.rounds;
     let Some(measured) = find_route(app, route).filter(|r| !ladder(r).is_empty()) else {
         return "—".to_owned();
     };
     let mut notes = Vec::new();
-    // The rate above the max decided it (or the ladders' end did): when that rate ran
-    // client- or service-bound, the app may well hold more, so the max is only a floor.
+    let open = sweep.open_above(measured);
+    let marks = open_above_marks(&open);
     let set_by = measured.rung_that_set_the_max(rounds);
-    let marks = set_by
-        .as_ref()
-        .map_or_else(String::new, |rung| rung_marks(rung, machine_bound_from));
     let mut cell = match measured.max_sustainable(rounds) {
         Some(max) => {
             let go_max = go
@@ -96,20 +106,27 @@ pub(super) fn max_rate_cell(
             if let Some(go_max) = go_max {
                 notes.push(numbers::rough_times(max / go_max));
             }
-            if let Some(next) = set_by.filter(|rung| rung.target_per_sec > max) {
-                let next = numbers::per_sec(next.target_per_sec);
-                notes.push(format!("next {next} not sustained"));
+            match set_by.filter(|rung| rung.target_per_sec > max) {
+                Some(next) => {
+                    let next = numbers::per_sec(next.target_per_sec);
+                    notes.push(format!("next {next} not sustained"));
+                }
+                None => notes.push("the ladders' top".to_owned()),
             }
-            let floor = if marks.is_empty() { "" } else { "≥ " };
+            let floor = if open.any() { "≥ " } else { "" };
             format!("{floor}{}{marks}", numbers::per_sec(max))
         }
         None => format!("none{marks}"),
     };
     if rounds > 1 {
         let by_round = measured.max_sustainable_by_round(rounds);
-        let each: Vec<String> = by_round
-            .iter()
-            .map(|max| max.map_or_else(|| "none".to_owned(), numbers::per_sec))
+        let each: Vec<String> = (1..)
+            .zip(&by_round)
+            .map(|(round, max)| match max {
+                Some(max) => numbers::per_sec(*max),
+                None if measured.passed_over_the_max(round, rounds) => "—".to_owned(),
+                None => "none".to_owned(),
+            })
             .collect();
         notes.push(format!("rounds {}", each.join(" / ")));
         // Rounds that all found the same rung say nothing the rounds do not: no interval.
@@ -150,8 +167,11 @@ pub(super) fn machine_floor(sweep: &Sweep) -> String {
          to any app here: the generator, the kernel and the scheduler, with no framework, \
          database or cache. Per rate, the floor's p99 (its median round, then the lowest and \
          highest of the rounds) and the rounds it held the SLO in; then each app's p99 in its \
-         median round. A rate the floor did not sustain is machine-bound for every app: a \
-         miss there says nothing of the app.\n\n",
+         median round (at a rate of either ladder). After the ladders, the floor also ran at \
+         every rate that decided an app's max above the common rates. A rate the floor did \
+         not sustain, and every rate above it, is machine-bound for every app: a miss there \
+         says nothing of the app; a rate above every rate the floor held is not known to be \
+         the app's (?).\n\n",
     );
     for floor in &sweep.floor {
         let mut table = Table::new(
@@ -167,7 +187,8 @@ pub(super) fn machine_floor(sweep: &Sweep) -> String {
                 format!(
                     "{} ({}× Go's max)",
                     numbers::per_sec(rung.target_per_sec),
-                    rung.fraction
+                    // A deciding rate's fraction is Go's max's, not one of the ladders'.
+                    (rung.fraction * 100.0).round() / 100.0
                 ),
                 format!(
                     "{} ({}–{}), held {} of {rounds}",
@@ -180,9 +201,10 @@ pub(super) fn machine_floor(sweep: &Sweep) -> String {
             for app in &sweep.apps {
                 let p99 = find_route(app, &floor.route)
                     .and_then(|route| {
-                        route.rungs().into_iter().find(|r| {
-                            r.ladder == Ladder::Common && r.target_per_sec == rung.target_per_sec
-                        })
+                        route
+                            .rungs()
+                            .into_iter()
+                            .find(|r| r.target_per_sec == rung.target_per_sec)
                     })
                     .map_or_else(
                         || "—".to_owned(),
@@ -279,7 +301,7 @@ pub(super) fn equal_load(sweep: &Sweep) -> String {
          *Services CPU \
          busy* is how busy the CPUs that PostgreSQL, Redis and the generator share were \
          (‡: service-bound). *Held* counts the rounds whose run was within the SLO (◊: \
-         generator-late runs, which judge neither way). —: not \
+         generator-late runs, not held and not the app's misses). —: not \
          recorded in this sweep, or not run; †: client-bound.\n\n",
         connections = sweep.settings.max_connections,
     ));

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "Recorded")]
 pub struct Sweep {
     /// The folder is `sweep-<id>`.
     #[serde(flatten)]
@@ -23,6 +24,55 @@ pub struct Sweep {
     #[serde(default)]
     pub floor: Vec<Floor>,
     pub apps: Vec<AppSweep>,
+}
+
+/// `sweep.json` as written: [`Sweep`] reads it, then judges its runs by today's rule
+/// ([`generator_late`]), so every reader of a sweep recorded under the earlier rule, which
+/// also set aside runs whose app-side p99 was over the SLO, sees those as the app's misses.
+#[derive(Deserialize)]
+struct Recorded {
+    #[serde(flatten)]
+    header: RunHeader,
+    cpu_sets: CpuSets,
+    settings: SweepSettings,
+    generator_ceiling: Option<GeneratorCeiling>,
+    #[serde(default)]
+    floor: Vec<Floor>,
+    apps: Vec<AppSweep>,
+}
+
+impl From<Recorded> for Sweep {
+    fn from(recorded: Recorded) -> Sweep {
+        let mut sweep = Sweep {
+            header: recorded.header,
+            cpu_sets: recorded.cpu_sets,
+            settings: recorded.settings,
+            generator_ceiling: recorded.generator_ceiling,
+            floor: recorded.floor,
+            apps: recorded.apps,
+        };
+        let judge_again = |run: &mut RatePoint, slo_ms: f64| {
+            run.generator_late &= run
+                .latency_less_generator_ms
+                .as_ref()
+                .is_some_and(|less| less.p99 <= slo_ms);
+        };
+        for route in sweep.apps.iter_mut().flat_map(|app| &mut app.routes) {
+            let slo_ms = route.slo_ms;
+            for run in route.common.iter_mut().chain(&mut route.own) {
+                judge_again(run, slo_ms);
+            }
+        }
+        for floor in &mut sweep.floor {
+            if let Some(&slo_ms) = sweep.settings.slo_ms.get(&floor.route) {
+                floor
+                    .runs
+                    .iter_mut()
+                    .for_each(|run| judge_again(run, slo_ms));
+            }
+        }
+        sweep
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -247,8 +297,9 @@ pub struct RatePoint {
     /// recorded before it was measured).
     #[serde(default)]
     pub latency_less_generator_ms: Option<Latency>,
-    /// Missed the SLO, but the generator's own lateness could have decided it
-    /// ([`generator_late`]): neither held nor failed, never charged to the app.
+    /// Missed the SLO, but the app's share of the latency was within it
+    /// ([`generator_late`]): not held, and not the app's miss. Judged again when read
+    /// ([`Recorded`]).
     #[serde(default)]
     pub generator_late: bool,
     /// The latency histogram (HdrHistogram interval log, µs), relative to the sweep folder.
@@ -296,21 +347,29 @@ impl CpuBusy {
     }
 }
 
-/// Whether a run that missed its SLO could have been decided by the generator's own lateness
-/// (docs/spec.md §8): judged by its latency (every answer right, though some may have been
-/// given up at the latency limit), and either its lateness (send delay plus read delay)
-/// alone has a p99 over the SLO, so no app could have held the run, or its latency less that
-/// lateness, request by request, has a p99 within the SLO.
+/// Whether a run that missed its SLO is the generator's miss, not the app's (docs/spec.md
+/// §8.1): judged by its latency (every answer right, though some may have been given up at
+/// the latency limit), and its latency less the generator's own lateness (send delay plus
+/// read delay), request by request, has a p99 within the SLO. A run whose app-side p99 is
+/// over the SLO is the app's miss however late the generator was: the app alone would have
+/// missed it.
 pub fn generator_late(
     judged_by_latency: bool,
     p99_ms: f64,
-    generator_delay_p99_ms: f64,
     latency_less_generator_p99_ms: f64,
     slo_ms: f64,
 ) -> bool {
-    judged_by_latency
-        && p99_ms > slo_ms
-        && (generator_delay_p99_ms > slo_ms || latency_less_generator_p99_ms <= slo_ms)
+    judged_by_latency && p99_ms > slo_ms && latency_less_generator_p99_ms <= slo_ms
+}
+
+/// Whether a verdict held in more than half of `rounds` is still open before `round` (from
+/// 1), when `held` of the earlier rounds held: it is decided once more than half held, or
+/// once even every round left holding would not make more than half. A round whose verdict is
+/// decided need not run: its run could not change it.
+pub fn verdict_open(held: usize, round: u32, rounds: u32) -> bool {
+    let rounds_left = (rounds + 1).saturating_sub(round.max(1)) as usize;
+    let rounds = rounds.max(1) as usize;
+    2 * held <= rounds && 2 * (held + rounds_left) > rounds
 }
 
 /// The share of the requests sent an app must deliver (right, by the SLO after the run's end)
@@ -364,16 +423,22 @@ impl<'a> Rung<'a> {
         self.runs.iter().filter(|run| run.within_slo).count()
     }
 
-    /// The rounds whose run was generator-late: they judge neither way.
+    /// The rounds whose run was generator-late: not held, and not the app's miss.
     pub fn generator_late(&self) -> usize {
         self.runs.iter().filter(|run| run.generator_late).count()
     }
 
-    /// Held in more than half of the rounds that judged it: `rounds` less its generator-late
-    /// runs; a round that did not run the rate did not hold it.
+    /// Held in more than half of `rounds`: a round that did not run the rate, or whose run
+    /// was generator-late, did not hold it.
     pub fn sustained(&self, rounds: u32) -> bool {
-        let judged = (rounds.max(1) as usize).saturating_sub(self.generator_late());
-        judged > 0 && 2 * self.held() > judged
+        2 * self.held() > rounds.max(1) as usize
+    }
+
+    /// Not sustained, but it would have been had its generator-late runs held: the generator,
+    /// not the app, may have decided its verdict.
+    pub fn generator_could_have_decided(&self, rounds: u32) -> bool {
+        !self.sustained(rounds)
+            && 2 * (self.held() + self.generator_late()) > rounds.max(1) as usize
     }
 
     /// The run with the median p99 (the higher of the middle two for an even count, as a
@@ -541,6 +606,63 @@ impl Floor {
             .map(|rung| rung.target_per_sec)
             .min_by(f64::total_cmp)
     }
+
+    /// What the floor says of `rate`: machine-bound from the lowest rate it did not sustain;
+    /// held when it sustained `rate` or a higher one; else not measured, as a rate above
+    /// every rate it ran says nothing of the machine.
+    pub fn at(&self, rate: f64, rounds: u32) -> FloorAt {
+        if self
+            .machine_bound_from(rounds)
+            .is_some_and(|from| rate >= from)
+        {
+            return FloorAt::MachineBound;
+        }
+        let held_at_or_above = self
+            .rungs()
+            .iter()
+            .any(|rung| rung.target_per_sec >= rate && rung.sustained(rounds));
+        match held_at_or_above {
+            true => FloorAt::Held,
+            false => FloorAt::NotMeasured,
+        }
+    }
+}
+
+/// What the machine's floor says of a rate (docs/spec.md §8.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloorAt {
+    /// The floor sustained this rate or a higher one: a miss here is not the machine's.
+    Held,
+    /// The floor did not sustain this rate or a lower one: no app could have held it here.
+    MachineBound,
+    /// The floor ran no rate this high (or the sweep measured no floor).
+    NotMeasured,
+}
+
+/// Why the rate that decided a max may not be the app's limit (docs/spec.md §8.2): any of
+/// them makes the max only a lower bound (≥), the app held it in most rounds but may hold
+/// more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenAbove {
+    /// The ladders ended at the max: no higher rate was run.
+    pub top_of_ladders: bool,
+    /// The deciding rate's median run was client-bound (†).
+    pub client_bound: bool,
+    /// The deciding rate's median run was service-bound (‡).
+    pub service_bound: bool,
+    /// Its generator-late rounds could have changed its verdict (◊).
+    pub generator: bool,
+    /// The machine's floor did not sustain it (⊥).
+    pub machine_bound: bool,
+    /// The machine's floor was not measured at it or above (?).
+    pub floor_not_measured: bool,
+}
+
+impl OpenAbove {
+    /// The max is only a lower bound.
+    pub fn any(&self) -> bool {
+        *self != OpenAbove::default()
+    }
 }
 
 impl RouteSweep {
@@ -581,11 +703,15 @@ impl RouteSweep {
             .or_else(|| at_or_below.into_iter().max_by(by_rate))
     }
 
-    /// Each round's highest sustained rate, in round order (`None` for a round that
-    /// sustained none): the spread behind [`RouteSweep::max_sustainable`].
+    /// Each round's highest held rate, in round order (`None` for a round that held none, or
+    /// that [passed over the max](RouteSweep::passed_over_the_max)): the spread behind
+    /// [`RouteSweep::max_sustainable`].
     pub fn max_sustainable_by_round(&self, rounds: u32) -> Vec<Option<f64>> {
         (1..=rounds)
             .map(|round| {
+                if self.passed_over_the_max(round, rounds) {
+                    return None;
+                }
                 self.runs()
                     .map(|(_, p)| p)
                     .filter(|p| p.round == round && p.within_slo)
@@ -593,6 +719,24 @@ impl RouteSweep {
                     .max_by(f64::total_cmp)
             })
             .collect()
+    }
+
+    /// Whether `round` did not run the max sustainable rate because the rounds before it
+    /// had decided it: the round's own highest held rate says nothing of the app then.
+    pub fn passed_over_the_max(&self, round: u32, rounds: u32) -> bool {
+        let Some(max) = self.max_sustainable(rounds) else {
+            return false;
+        };
+        let at_max: Vec<&RatePoint> = self
+            .runs()
+            .map(|(_, run)| run)
+            .filter(|run| run.target_per_sec == max)
+            .collect();
+        let held_before = at_max
+            .iter()
+            .filter(|run| run.round < round && run.within_slo)
+            .count();
+        !at_max.iter().any(|run| run.round == round) && !verdict_open(held_before, round, rounds)
     }
 
     /// Rates below the max sustainable one that were not sustained: on a noisy machine a
@@ -632,6 +776,35 @@ impl RouteSweep {
 impl Sweep {
     pub fn load(path: &Path) -> Result<Sweep> {
         read_json(path)
+    }
+
+    /// What the machine's floor on `route` says of `rate`.
+    pub fn floor_at(&self, route: &str, rate: f64) -> FloorAt {
+        self.floor
+            .iter()
+            .find(|floor| floor.route == route)
+            .map_or(FloorAt::NotMeasured, |floor| {
+                floor.at(rate, self.settings.rounds)
+            })
+    }
+
+    /// Why `swept`'s max (or its "none") is only a lower bound: the marks of the rate that
+    /// decided it ([`RouteSweep::rung_that_set_the_max`]); nothing when nothing ran.
+    pub fn open_above(&self, swept: &RouteSweep) -> OpenAbove {
+        let rounds = self.settings.rounds;
+        let Some(rung) = swept.rung_that_set_the_max(rounds) else {
+            return OpenAbove::default();
+        };
+        let run = rung.median_run();
+        let floor = self.floor_at(&swept.route, rung.target_per_sec);
+        OpenAbove {
+            top_of_ladders: rung.sustained(rounds),
+            client_bound: run.client_bound,
+            service_bound: run.service_bound(),
+            generator: rung.generator_could_have_decided(rounds),
+            machine_bound: floor == FloorAt::MachineBound,
+            floor_not_measured: floor == FloorAt::NotMeasured,
+        }
     }
 
     /// The lowest rate on `route` from which every app's runs are machine-bound

@@ -137,36 +137,46 @@ fn over_rounds_a_rate_is_sustained_when_more_than_half_the_rounds_held_it() {
 }
 
 #[test]
-fn a_generator_late_run_is_neither_held_nor_failed() {
+fn a_rate_is_sustained_only_when_most_rounds_held_it_generator_late_ones_included() {
     let late = |round: u32, rate: f64| RatePoint {
         generator_late: true,
         ..point(round, rate, false, 14.0)
     };
-    // 800/s: held once, generator-late twice; 1,000/s: held once, failed once, late once.
+    // 600/s: held twice, generator-late once; 800/s: held once, generator-late twice;
+    // 1,000/s: held once, missed by the app twice.
     let swept = route(
         vec![
+            point(1, 600.0, true, 4.0),
+            point(2, 600.0, true, 5.0),
+            late(3, 600.0),
             point(1, 800.0, true, 5.0),
             late(2, 800.0),
             late(3, 800.0),
             point(1, 1000.0, true, 8.0),
             point(2, 1000.0, false, 30.0),
-            late(3, 1000.0),
+            point(3, 1000.0, false, 40.0),
         ],
         Vec::new(),
     );
     let rungs = swept.rungs();
-    assert_eq!((rungs[0].held(), rungs[0].generator_late()), (1, 2));
+    assert!(rungs[0].sustained(3), "held in 2 of 3 rounds");
+    assert_eq!((rungs[1].held(), rungs[1].generator_late()), (1, 2));
+    assert!(!rungs[1].sustained(3), "held in 1 of 3 rounds");
     assert!(
-        rungs[0].sustained(3),
-        "held in the one round that judged it"
+        rungs[1].generator_could_have_decided(3),
+        "its two generator-late rounds could have held it"
     );
     assert!(
-        !rungs[1].sustained(3),
-        "held in one of the two that judged it"
+        !rungs[2].generator_could_have_decided(3),
+        "the app missed it twice"
     );
-    assert_eq!(swept.max_sustainable(3), Some(800.0));
+    assert_eq!(swept.max_sustainable(3), Some(600.0));
+    assert_eq!(
+        swept.rung_that_set_the_max(3).unwrap().target_per_sec,
+        800.0
+    );
     let all_late = route(vec![late(1, 800.0), late(2, 800.0)], Vec::new());
-    assert_eq!(all_late.max_sustainable(2), None, "no round judged it");
+    assert_eq!(all_late.max_sustainable(2), None, "no round held it");
 }
 
 #[test]
@@ -191,6 +201,28 @@ fn the_machine_is_bound_from_the_lowest_rate_its_floor_did_not_sustain() {
     assert_eq!(missed_twice.machine_bound_from(3), Some(2_000.0));
     let missed_once = floor(&[(1_000.0, [true; 3]), (2_000.0, [true, false, true])]);
     assert_eq!(missed_once.machine_bound_from(3), None);
+    assert_eq!(missed_twice.at(2_500.0, 3), FloorAt::MachineBound);
+    assert_eq!(missed_twice.at(800.0, 3), FloorAt::Held);
+}
+
+#[test]
+fn a_rate_above_every_rate_the_floor_ran_is_not_known_to_be_the_app_s() {
+    let held_to_2_000 = Floor {
+        route: "detail".to_owned(),
+        body_bytes: 6_000,
+        runs: (1..=3)
+            .flat_map(|round| {
+                [
+                    point(round, 1_000.0, true, 1.2),
+                    point(round, 2_000.0, true, 1.3),
+                ]
+            })
+            .collect(),
+    };
+    assert_eq!(held_to_2_000.machine_bound_from(3), None);
+    assert_eq!(held_to_2_000.at(1_500.0, 3), FloorAt::Held);
+    assert_eq!(held_to_2_000.at(2_000.0, 3), FloorAt::Held);
+    assert_eq!(held_to_2_000.at(3_000.0, 3), FloorAt::NotMeasured);
 }
 
 #[test]
