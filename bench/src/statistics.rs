@@ -698,7 +698,7 @@ mod tests {
 
     /// Power, and the direction: apps 10 % apart (true ratios 1.1, 1.0, 1.331, 1.21, so that
     /// pairs run both ways), spread 0.05, 6 rounds: more than half of the pairs 10 % apart are
-    /// told apart, and none the wrong way. Fails with a one-sided p-value of A > B only.
+    /// told apart, and none the wrong way.
     #[test]
     fn apps_ten_percent_apart_are_told_apart_at_6_rounds() {
         let mut rng = ChaCha8Rng::seed_from_u64(2005);
@@ -731,7 +731,8 @@ mod tests {
     /// told apart exactly when the test's Benjamini–Hochberg adjusted p-value is at most q,
     /// exactly when its interval at the batch's adjusted confidence excludes 1; and the raw
     /// p-value is at most 0.05 exactly when the 95 % interval excludes 1. So a verdict read
-    /// from the test alone is the verdict read from the adjusted interval.
+    /// from the test alone is the verdict read from the adjusted interval. Fails with a
+    /// p-value of one direction only.
     #[test]
     fn a_pair_is_told_apart_exactly_when_its_test_is_a_discovery_and_its_adjusted_interval_excludes_1()
      {
