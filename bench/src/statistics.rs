@@ -569,12 +569,10 @@ mod tests {
             let count = rng.random_range(1..=12);
             let density: f64 = rng.random();
             let mut apart = vec![vec![false; count]; count];
-            for i in 0..count {
-                for j in i + 1..count {
-                    let told = rng.random::<f64>() < density;
-                    apart[i][j] = told;
-                    apart[j][i] = told;
-                }
+            for (i, j) in (0..count).flat_map(|i| (i + 1..count).map(move |j| (i, j))) {
+                let told = rng.random::<f64>() < density;
+                apart[i][j] = told;
+                apart[j][i] = told;
             }
             let letters = letter_indices(count, |i, j| apart[i][j]);
             assert!(letters.iter().all(|l| !l.is_empty()), "{letters:?}");
