@@ -1,5 +1,5 @@
-//! The report's ratios to Go and what they support: the ratio table, the tiers and verdicts
-//! ("In short"), the A/A check, the machine's drift and its steal time.
+//! The report's ratios to Go and what they support: the ratio table, the verdicts and their
+//! letters ("In short"), the A/A check, the machine's drift and its steal time.
 
 use super::markdown::{Table, escape};
 use super::numbers;
@@ -132,8 +132,8 @@ pub(super) fn ratio_to_go(batch: &Batch, columns: &[String]) -> String {
     )
 }
 
-/// One paragraph per route group: per route, the apps in tiers (docs/spec.md §5.12), every
-/// route's pairs judged together.
+/// One paragraph per route group: per route, the apps with their letters (docs/spec.md
+/// §5.12), every route's pairs judged together.
 pub(super) fn summaries(columns: &[String], verdicts: &[RouteVerdicts]) -> String {
     let paragraphs: Vec<String> = Group::ALL
         .into_iter()
@@ -148,19 +148,24 @@ pub(super) fn summaries(columns: &[String], verdicts: &[RouteVerdicts]) -> Strin
                 .then(|| format!("**{}.** {}", group.title(), sentences.join(" ")))
         })
         .collect();
+    format!("## In short\n\n{}\n\n{}\n", rule(), paragraphs.join("\n\n"))
+}
+
+/// How the verdicts are reached and read, for the report's *In short* and the scoreboard.
+pub(super) fn rule() -> String {
     format!(
-        "## In short\n\n\
-         Per route, the apps in tiers, highest ratio to Go first (the geometric mean of the \
-         rounds' ratios, with its 95 % confidence interval). Two apps are told apart when the \
-         paired signed-rank test over their common rounds is a discovery at a {fdr} false \
-         discovery rate over all of this batch's comparisons (Benjamini–Hochberg) and the 95 % \
-         interval of their ratio lies wholly on one side of 1; they tie when that interval lies \
-         within ±{band}. A new tier starts at the first app its tier's leader is told apart \
-         from. Under 6 common rounds the test cannot tell two apps apart, so no claim is made \
-         (docs/spec.md §5.12).\n\n{}\n",
-        paragraphs.join("\n\n"),
+        "Per route, the apps by ratio to Go, highest first (the geometric mean of the rounds' \
+         ratios, with its 95 % confidence interval), each with letters: two apps that share a \
+         letter are not told apart, two that share none are. Two apps are compared over the \
+         rounds both have, on the logarithm of their ratio per round: the paired t-test, told \
+         apart when it is a discovery at a {fdr} false discovery rate over all of this batch's \
+         comparisons (Benjamini–Hochberg), which is when the interval of their ratio at the \
+         confidence those discoveries leave (Benjamini–Yekutieli) lies wholly on one side of \
+         1; they tie when its 95 % interval lies within ±{band}. Under {min} common rounds no \
+         verdict is made (docs/spec.md §5.12).",
         fdr = numbers::share(statistics::FALSE_DISCOVERY_RATE),
         band = numbers::share(statistics::TIE_BAND),
+        min = statistics::MIN_ROUNDS,
     )
 }
 
@@ -207,10 +212,17 @@ pub(super) fn route_summary(verdicts: &RouteVerdicts) -> String {
             numbers::times(ranked.geometric_mean)
         ),
     };
-    match (verdicts.apps.as_slice(), verdicts.tiers.as_slice()) {
-        ([], _) => format!("{route}: no app has a paired round."),
-        ([only], _) => format!("{route}: only {} has a paired round.", shown(only)),
-        (apps, [_]) => {
+    let fewest = verdicts.fewest_common_rounds().unwrap_or(0);
+    match verdicts.apps.as_slice() {
+        [] => format!("{route}: no app has a paired round."),
+        [only] => format!("{route}: only {} has a paired round.", shown(only)),
+        apps if fewest < statistics::MIN_ROUNDS && verdicts.one_letter() => format!(
+            "{route}: no verdict, some pairs having only {fewest} common rounds of the {} a \
+             verdict needs; highest {}.",
+            statistics::MIN_ROUNDS,
+            shown(&apps[0]),
+        ),
+        apps if verdicts.one_letter() => {
             let ties = verdicts
                 .judged
                 .iter()
@@ -221,27 +233,18 @@ pub(super) fn route_summary(verdicts: &RouteVerdicts) -> String {
                 n => format!(" ({n} of the pairs tie)"),
             };
             format!(
-                "{route}: one tier, no two of the {} apps told apart over {} common rounds{ties}; \
-                 highest {}.",
+                "{route}: no two of the {} apps told apart, over at least {fewest} common \
+                 rounds per pair{ties}; highest {}.",
                 apps.len(),
-                verdicts.fewest_common_rounds().unwrap_or(0),
                 shown(&apps[0]),
             )
         }
-        (_, tiers) => {
-            let tiers: Vec<String> = tiers
+        apps => {
+            let apps: Vec<String> = apps
                 .iter()
-                .enumerate()
-                .map(|(i, tier)| {
-                    let apps: Vec<String> = tier
-                        .iter()
-                        .filter_map(|app| verdicts.apps.iter().find(|r| r.app == *app))
-                        .map(&shown)
-                        .collect();
-                    format!("tier {}: {}", i + 1, apps.join(", "))
-                })
+                .map(|ranked| format!("{} [{}]", shown(ranked), ranked.letters))
                 .collect();
-            format!("{route}: {}.", tiers.join("; "))
+            format!("{route}: {}.", apps.join(", "))
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Which apps a batch tells apart (docs/spec.md §5.12): per route, every pair of apps judged
 //! over the rounds both have, all of the batch's comparisons adjusted together, and the
-//! tiers those verdicts make.
+//! letters that display those verdicts.
 
 use crate::results::Batch;
 use crate::statistics::{self, Judged, RatioInterval, Rounds, Verdict};
@@ -9,7 +9,7 @@ use serde::Serialize;
 /// The verdicts, written beside the report for whoever checks or reuses them.
 pub const FILE: &str = "verdicts.json";
 
-/// One route's apps, their pairs' verdicts and their tiers.
+/// One route's apps with their letters, and their pairs' verdicts.
 #[derive(Serialize)]
 pub struct RouteVerdicts<'a> {
     pub route: &'a str,
@@ -17,7 +17,6 @@ pub struct RouteVerdicts<'a> {
     /// of their ratios to Go.
     pub apps: Vec<Ranked<'a>>,
     pub judged: Vec<Judged<'a>>,
-    pub tiers: Vec<Vec<&'a str>>,
 }
 
 /// An app's ratio to Go on a route over its paired rounds.
@@ -28,12 +27,33 @@ pub struct Ranked<'a> {
     /// `None` over a single round.
     pub interval: Option<RatioInterval>,
     pub rounds: usize,
+    /// Its letters on the route (`statistics::letters`): two apps that share one are not
+    /// told apart, two that share none are.
+    pub letters: String,
 }
 
 impl RouteVerdicts<'_> {
     /// The fewest rounds any two of the route's apps have in common.
     pub fn fewest_common_rounds(&self) -> Option<usize> {
         self.judged.iter().map(|j| j.comparison.rounds).min()
+    }
+
+    /// The verdict of `a` against `b`, read from whichever side the pair was judged.
+    pub fn verdict(&self, a: &str, b: &str) -> Option<Verdict> {
+        self.judged.iter().find_map(|j| {
+            if j.comparison.a == a && j.comparison.b == b {
+                Some(j.verdict)
+            } else if j.comparison.a == b && j.comparison.b == a {
+                Some(j.verdict.reversed())
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Whether every app shares one letter: no two told apart.
+    pub fn one_letter(&self) -> bool {
+        self.apps.iter().all(|r| r.letters == "a")
     }
 }
 
@@ -76,18 +96,24 @@ pub fn of<'a>(batch: &'a Batch, routes: &'a [String]) -> Vec<RouteVerdicts<'a>> 
                         geometric_mean: statistics::geometric_mean(&ratios).unwrap_or(0.0),
                         interval: RatioInterval::of(&ratios),
                         rounds: ratios.len(),
+                        letters: String::new(),
                     }
                 })
                 .collect();
             apps.sort_by(|a, b| b.geometric_mean.total_cmp(&a.geometric_mean));
-            let ordered: Vec<&str> = apps.iter().map(|a| a.app).collect();
-            let tiers = statistics::tiers(&ordered, &judged);
-            RouteVerdicts {
+            let mut route = RouteVerdicts {
                 route,
                 apps,
                 judged,
-                tiers,
+            };
+            let letters = statistics::letters(route.apps.len(), |i, j| {
+                let (a, b) = (route.apps[i].app, route.apps[j].app);
+                route.verdict(a, b).is_some_and(Verdict::told_apart)
+            });
+            for (ranked, letters) in route.apps.iter_mut().zip(letters) {
+                ranked.letters = letters;
             }
+            route
         })
         .collect()
 }
@@ -130,10 +156,7 @@ impl NullCheck {
             intervals: intervals.len(),
             excluding_one: intervals.iter().filter(|i| !i.contains(1.0)).count(),
             pairs: judged.len(),
-            told_apart: judged
-                .iter()
-                .filter(|j| matches!(j.verdict, Verdict::Faster | Verdict::Slower))
-                .count(),
+            told_apart: judged.iter().filter(|j| j.verdict.told_apart()).count(),
         })
     }
 }
@@ -142,34 +165,87 @@ impl NullCheck {
 mod tests {
     use super::*;
     use crate::results::example_file;
+    use crate::statistics::Comparison;
 
-    /// docs/benchmark.md's tiers and intervals for docs/example-report-20261205042703, the first
-    /// batch with `--precision`.
+    /// docs/benchmark.md's letters and intervals for docs/example-report-20261205042703, the
+    /// first batch with `--precision`, and docs/spec.md §5.12's count of its pairs told apart
+    /// over its first 6 rounds.
     #[test]
-    fn the_precision_batch_s_tiers_as_the_docs_give_them() {
+    fn the_precision_batch_s_letters_as_the_docs_give_them() {
         let batch =
             Batch::load(&example_file("example-report-20261205042703/results.json")).unwrap();
         let routes: Vec<String> = ["home", "detail", "cached-detail"].map(String::from).into();
         let verdicts = of(&batch, &routes);
-        let tiers: Vec<Vec<Vec<&str>>> = verdicts.iter().map(|v| v.tiers.clone()).collect();
-        let rust = ["axum-postgres", "axum-sqlx", "warp", "actix-sqlx", "hyper"];
-        assert_eq!(tiers[0], [rust.to_vec(), vec!["gin", "go", "go+TWIN=1"]]);
+        let letters = |route: usize| {
+            let apps = verdicts[route].apps.iter();
+            apps.map(|r| (r.app, r.letters.as_str()))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
-            tiers[1],
+            letters(0),
             [
-                vec!["axum-postgres", "actix-sqlx", "hyper", "axum-sqlx"],
-                vec!["warp"],
-                vec!["go+TWIN=1", "go", "gin"]
+                ("axum-postgres", "a"),
+                ("axum-sqlx", "a"),
+                ("warp", "a"),
+                ("actix-sqlx", "a"),
+                ("hyper", "a"),
+                ("gin", "b"),
+                ("go", "b"),
+                ("go+TWIN=1", "b")
             ]
         );
         assert_eq!(
-            tiers[2],
+            letters(1),
             [
-                vec!["actix-sqlx", "hyper", "warp", "axum-sqlx", "axum-postgres"],
-                vec!["go", "gin", "go+TWIN=1"]
+                ("axum-postgres", "a"),
+                ("actix-sqlx", "ab"),
+                ("hyper", "b"),
+                ("axum-sqlx", "abc"),
+                ("warp", "bcd"),
+                ("go+TWIN=1", "de"),
+                ("go", "cde"),
+                ("gin", "e")
             ]
         );
-        // docs/benchmark.md's ranges of geometric means: each Rust tier's lowest and highest, warp's.
+        assert_eq!(
+            letters(2),
+            [
+                ("actix-sqlx", "a"),
+                ("hyper", "a"),
+                ("warp", "ab"),
+                ("axum-sqlx", "ab"),
+                ("axum-postgres", "b"),
+                ("go", "c"),
+                ("gin", "c"),
+                ("go+TWIN=1", "c")
+            ]
+        );
+        let told_apart =
+            |judged: &[Judged]| judged.iter().filter(|j| j.verdict.told_apart()).count();
+        let judged: Vec<Judged> = verdicts.iter().flat_map(|v| v.judged.clone()).collect();
+        assert_eq!((told_apart(&judged), judged.len()), (46, 84));
+        // The same batch cut to its first 6 rounds.
+        let first_six: Vec<Comparison> = routes
+            .iter()
+            .flat_map(|route| {
+                let rounds: Vec<Rounds> = batch
+                    .apps
+                    .iter()
+                    .map(|app| {
+                        let result = app.routes.iter().find(|r| &r.route == route).unwrap();
+                        let mut ratios = result.ratios_to_pacer_by_round();
+                        ratios.retain(|(round, _)| *round <= 6);
+                        Rounds {
+                            app: &app.name,
+                            ratios,
+                        }
+                    })
+                    .collect();
+                statistics::pairs(&rounds)
+            })
+            .collect();
+        assert_eq!(told_apart(&statistics::judge(first_six)), 45);
+        // docs/benchmark.md's ranges of geometric means: the Rust apps' on each route.
         let range = |route: usize, apps: &[&str]| {
             let means = verdicts[route]
                 .apps
@@ -179,9 +255,9 @@ mod tests {
             let (low, high) = means.fold((f64::MAX, 0.0f64), |(l, h), m| (l.min(m), h.max(m)));
             [low, high]
         };
+        let rust = ["axum-postgres", "axum-sqlx", "warp", "actix-sqlx", "hyper"];
         assert_eq!(range(0, &rust), [187.0, 206.0]);
-        assert_eq!(range(1, &tiers[1][0]), [130.0, 158.0]);
-        assert_eq!(range(1, &["warp"]), [122.0, 122.0]);
+        assert_eq!(range(1, &rust), [122.0, 158.0]);
         assert_eq!(range(2, &rust), [211.0, 240.0]);
         let shown = |route: usize, app: &str| {
             let ranked = verdicts[route].apps.iter().find(|r| r.app == app).unwrap();
@@ -229,7 +305,7 @@ mod tests {
             })
         );
         for route in &verdicts {
-            assert_eq!(route.tiers.len(), 1, "{}: one tier", route.route);
+            assert!(route.one_letter(), "{}: one letter", route.route);
             assert!(route.apps.iter().all(|r| r.rounds == 12));
         }
         let interval = |route: usize, app: &str| {

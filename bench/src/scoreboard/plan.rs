@@ -60,8 +60,9 @@ impl Level {
     }
 
     fn batch(self) -> BatchLengths {
-        // Six rounds: with fewer common rounds the signed-rank test cannot tell two apps
-        // apart at all (docs/spec.md §5.12), and the scoreboard is for comparing apps.
+        // Six rounds: the interval that decides a verdict is t·s/√n wide, 2.48 s over
+        // 3 rounds and 1.05 s over 6 (docs/spec.md §5.12), and the scoreboard is for
+        // comparing apps.
         let (rounds, duration_secs, warmup_secs) = match self {
             Level::Full => (6, 10.0, 5.0),
             Level::Lean => (6, 5.0, 3.0),

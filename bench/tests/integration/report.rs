@@ -482,23 +482,45 @@ fn summary(markdown: &str) -> &str {
 }
 
 #[test]
-fn the_summary_tells_apps_apart_only_when_the_paired_test_over_enough_rounds_does() {
+fn the_summary_gives_each_app_its_letters_from_the_verdicts() {
     let _serial = common::serial();
-    // Three rounds, axum-sqlx 1.3× go in each: too few for the test to tell them apart.
+    // Three rounds, axum-sqlx 1.3× go in each, the same to the last digit: the paired test
+    // tells them apart, and they share no letter.
     let markdown = read(reported(&batch()).path(), "report.md");
     let three = summary(&markdown);
-    assert!(
-        three.contains(
-            "home: one tier, no two of the 2 apps told apart over 3 common rounds; highest \
-             axum-sqlx 1.30× (CI "
-        ),
-        "{three}"
-    );
+    let home = three
+        .split(". ")
+        .find(|s| s.contains("home: axum-sqlx 1.30× (CI "))
+        .unwrap_or_else(|| panic!("no home in {three}"));
+    assert!(home.contains(") [a], go 1.00× (CI "), "{home}");
+    assert!(home.contains(") [b]"), "{home}");
     // axum-sqlx's tag page has no valid paired Go run, its compute no valid run.
     assert!(three.contains("tag: only go 1.00× (CI "), "{three}");
     assert!(three.contains("compute: only go 1.00× (CI "), "{three}");
 
-    // Eight rounds: 1.3× in every one is told apart; 1 % in every one is a tie.
+    // Two rounds: no verdict of any kind.
+    let mut two = batch();
+    for app in ["go", "axum-sqlx"] {
+        with_rounds(
+            &mut two,
+            app,
+            "home",
+            if app == "go" { 1.0 } else { 1.3 },
+            2,
+        );
+    }
+    let markdown = read(reported(&two).path(), "report.md");
+    let two = summary(&markdown);
+    assert!(
+        two.contains(
+            "home: no verdict, some pairs having only 2 common rounds of the 3 a verdict needs; \
+             highest axum-sqlx 1.29× (CI "
+        ),
+        "{two}"
+    );
+
+    // Eight rounds: 1.3× in every one is told apart, and so is 1 % in every one: a
+    // difference the rounds show, however small, is not a tie.
     let mut eight = batch();
     for (route, speed) in [("home", 1.3), ("cached-home", 1.01)] {
         with_rounds(&mut eight, "go", route, 1.0, 8);
@@ -518,17 +540,8 @@ fn the_summary_tells_apps_apart_only_when_the_paired_test_over_enough_rounds_doe
         rows[0][2]
     );
     let eight = summary(&markdown);
-    let home = eight
-        .split(". ")
-        .find(|s| s.contains("home: tier 1: "))
-        .unwrap_or_else(|| panic!("no tiers for home in {eight}"));
-    let tier_2 = home.find("; tier 2: go ").expect("go in tier 2");
-    assert!(home[..tier_2].contains("tier 1: axum-sqlx "), "{home}");
     assert!(
-        eight.contains(
-            "cached-home: one tier, no two of the 2 apps told apart over 8 common rounds (1 of \
-             the pairs tie)"
-        ),
+        eight.contains("cached-home: axum-sqlx 1.03× (CI "),
         "{eight}"
     );
     assert!(eight.contains("**Uncached pages.**"), "{eight}");
@@ -545,15 +558,25 @@ fn the_summary_tells_apps_apart_only_when_the_paired_test_over_enough_rounds_doe
             .unwrap_or_else(|| panic!("no {name} in {verdicts}"))
             .clone()
     };
-    assert_eq!(
-        route("home")["tiers"],
-        serde_json::json!([["axum-sqlx"], ["go"]])
-    );
+    let letters = |name: &str| -> Vec<(String, String)> {
+        let apps = route(name)["apps"].as_array().unwrap().clone();
+        apps.iter()
+            .map(|a| {
+                (
+                    a["app"].as_str().unwrap().to_owned(),
+                    a["letters"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let expected = [("axum-sqlx", "a"), ("go", "b")].map(|(a, l)| (a.to_owned(), l.to_owned()));
+    assert_eq!(letters("home"), expected);
+    assert_eq!(letters("cached-home"), expected);
     let pair = &route("home")["judged"][0];
     assert_eq!(pair["comparison"]["a"], "go");
     assert_eq!(pair["comparison"]["b"], "axum-sqlx");
     assert_eq!(pair["verdict"], "slower");
-    assert_eq!(route("cached-home")["judged"][0]["verdict"], "tie");
+    assert_eq!(route("cached-home")["judged"][0]["verdict"], "slower");
 }
 
 #[test]
@@ -1088,8 +1111,8 @@ fn chromium_renders_the_charts() {
 #[test]
 fn a_batch_of_go_and_its_twins_reports_its_false_findings() {
     let _serial = common::serial();
-    // The fixture's go and axum-sqlx, axum-sqlx relabelled as a twin of go: its 1.3× is then
-    // a false finding, and over three rounds the method does not make it.
+    // The fixture's go and axum-sqlx, axum-sqlx relabelled as a twin of go: its 1.3×, the
+    // same in every round, is then a false finding, and three rounds are enough to make it.
     let mut twins = batch();
     twins.apps.retain(|app| app.name != "cot");
     twins.apps[1].name = "go+TWIN=1".to_owned();
@@ -1100,7 +1123,7 @@ fn a_batch_of_go_and_its_twins_reports_its_false_findings() {
     // four routes with both.
     assert!(
         check.contains("4 of 10 intervals of a ratio to Go exclude 1 (40.0 %;")
-            && check.contains("0 of 4 pairs were told apart (0.0 %;"),
+            && check.contains("4 of 4 pairs were told apart (100.0 %;"),
         "{check}"
     );
     // A batch with any other app has no such section, nor one with Go under a setting of

@@ -93,7 +93,7 @@ pub(super) fn throughput(sources: &Sources, columns: &Columns) -> Result<Vec<Blo
             .collect(),
     );
     blocks.push(Block::Table(table));
-    blocks.push(Block::Text(tiers(sources)));
+    blocks.push(Block::Text(verdict_letters(sources)));
     Ok(blocks)
 }
 
@@ -147,13 +147,12 @@ fn panels(sources: &Sources, columns: &Columns) -> Vec<chart::Panel> {
         .collect()
 }
 
-/// Each measured batch part's tiers, as its report's *In short* gives them.
-fn tiers(sources: &Sources) -> String {
-    let mut text = "Per batch part and route, the apps in tiers as the part's report gives them: \
-                    two apps are told apart only when the paired signed-rank test over their \
-                    common rounds is a discovery across the batch's comparisons and the \
-                    interval of their ratio lies wholly on one side of 1.\n\n"
-        .to_owned();
+/// Each measured batch part's verdicts in letters, as its report's *In short* gives them.
+fn verdict_letters(sources: &Sources) -> String {
+    let mut text = format!(
+        "Per batch part and route, the apps as the part's report gives them. {}\n\n",
+        ratios::rule()
+    );
     for loaded in &sources.batches {
         let part = part_links(std::slice::from_ref(loaded), |b| &b.header.id);
         let Ok(batch) = &loaded.results else {
