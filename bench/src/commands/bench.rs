@@ -4,6 +4,7 @@ use super::shared::{AppSelection, Pinning, ResultsFolder, RouteSelection, preset
 use super::values::{parse_duration, parse_share};
 use crate::load::batch;
 use crate::load::loadgen::Loadgen;
+use crate::load::slices::DEFAULT_SLICE;
 use crate::results::{RunKind, Settings};
 use crate::{report, results, session};
 use anyhow::{Result, bail};
@@ -67,9 +68,6 @@ pub struct BenchArgs {
     #[command(flatten)]
     results: ResultsFolder,
 }
-
-/// The slice length unless `--slice` says otherwise (docs/spec.md §5.5).
-pub const DEFAULT_SLICE: Duration = Duration::from_millis(250);
 
 /// How long each run, warm-up and slice lasts, and how many rounds.
 #[derive(Debug, PartialEq)]

@@ -16,6 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+/// The slice length unless `--slice` says otherwise: the one that gave the narrowest
+/// intervals in the A/A check of docs/spec.md §5.5.
+pub const DEFAULT_SLICE: Duration = Duration::from_millis(250);
+
 /// How one sliced measurement runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
@@ -669,6 +673,63 @@ mod example {
             .collect();
         assert_eq!(wide_rounds.len(), 5, "{wide_rounds:?}");
         assert!(wide_rounds.iter().all(|s| *s < 0.06));
+    }
+
+    /// docs/benchmark.md's sentences on docs/example-report-20261207042659 beside
+    /// docs/example-report-20261205042703.
+    #[test]
+    fn the_sliced_precision_batch_as_the_docs_give_it() {
+        let load =
+            |folder: &str| Batch::load(&example_file(&format!("{folder}/results.json"))).unwrap();
+        let (sliced, whole) = (
+            load("example-report-20261207042659"),
+            load("example-report-20261205042703"),
+        );
+        let interval = |batch: &Batch, app: &str, route: &str| {
+            let app = batch.apps.iter().find(|a| a.name == app).unwrap();
+            let route = app.routes.iter().find(|r| r.route == route).unwrap();
+            RatioInterval::of(&route.ratios_to_pacer()).unwrap()
+        };
+        let mut within = 0;
+        let mut widest = (0.0, String::new());
+        for app in &sliced.apps {
+            for route in &app.routes {
+                assert!(route.runs.iter().chain(&route.pacer_runs).all(|r| r.valid));
+                let new = interval(&sliced, &app.name, &route.route);
+                let old = interval(&whole, &app.name, &route.route);
+                assert_eq!(new.rounds, 6);
+                assert!(
+                    new.low <= old.high && old.low <= new.high,
+                    "{} {}",
+                    app.name,
+                    route.route
+                );
+                within += usize::from(new.relative_half_width() <= 0.05);
+                if new.relative_half_width() > widest.0 {
+                    widest = (
+                        new.relative_half_width(),
+                        format!("{} {}", app.name, route.route),
+                    );
+                }
+            }
+        }
+        assert_eq!(within, 4);
+        assert_eq!(
+            (widest.1.as_str(), (widest.0 * 100.0).round()),
+            ("actix-sqlx detail", 13.0)
+        );
+        let cells: Vec<f64> = sliced
+            .apps
+            .iter()
+            .flat_map(|a| a.routes.iter().map(|r| log_spread(&r.ratios_to_pacer())))
+            .collect();
+        let (least, most) = cells
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(l, m), s| (l.min(*s), m.max(*s)));
+        assert_eq!(
+            [(least * 100.0).round(), (most * 100.0).round()],
+            [3.0, 12.0]
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! is expected to take, chosen to fit a budget or refused when the budget cannot hold the
 //! rules' minimums (docs/spec.md §9).
 
+use crate::load::slices::DEFAULT_SLICE;
 use crate::results::scoreboard::{BatchLengths, Part, PartKind, Plan, SweepLengths};
 use anyhow::{Result, bail};
 
@@ -23,6 +24,13 @@ const SWEEP_ROUTES: [&str; 2] = ["detail", "cached-detail"];
 const RUN_OVERHEAD_SECS: f64 = 0.4;
 /// Starting an app, its parity checks and stopping it, per visit (the same examples).
 const VISIT_SECS: f64 = 1.0;
+/// A batch's visit: starting the app and its pacer, the parity checks and stopping both;
+/// and what each slice adds to its length, waiting for its last answers and reading
+/// `/proc` (the sliced precision batch of docs/benchmark.md, 2026-12-07: 2.3 s between one
+/// visit's last route and the next one's first beyond that route's slices, 8.7 s per route
+/// for 32 slices of 0.25 s).
+const BATCH_VISIT_SECS: f64 = 2.3;
+const SLICE_EDGE_SECS: f64 = 0.022;
 /// The database ceilings' pages beside the HTTP client's: each a warm-up, then a run per
 /// round.
 const CEILINGS: usize = 4;
@@ -62,10 +70,12 @@ impl Level {
     fn batch(self) -> BatchLengths {
         // Six rounds: the interval that decides a verdict is t·s/√n wide, 2.48 s over
         // 3 rounds and 1.05 s over 6 (docs/spec.md §5.12), and the scoreboard is for
-        // comparing apps.
+        // comparing apps. In slices a second of warm-up per route is enough (the app and
+        // its pacer stay warm through a visit); longer slices per round narrow the intervals
+        // less than more rounds would (docs/spec.md §9.1).
         let (rounds, duration_secs, warmup_secs) = match self {
-            Level::Full => (6, 10.0, 5.0),
-            Level::Lean => (6, 5.0, 3.0),
+            Level::Full => (6, 10.0, 2.0),
+            Level::Lean => (6, 3.0, 1.0),
             Level::Quick => (1, 1.0, 0.5),
         };
         BatchLengths {
@@ -185,7 +195,7 @@ fn plan(level: Level, request: &Request) -> (Plan, Vec<Part>) {
         "--warmup".to_owned(),
         secs(batch.warmup_secs),
     ];
-    let routes = crate::routes::names().len();
+    let routes = crate::routes::names();
     for (number, group) in (1..).zip(groups(apps, BATCH_GROUP)) {
         let warmups: Vec<f64> = group
             .iter()
@@ -199,7 +209,7 @@ fn plan(level: Level, request: &Request) -> (Plan, Vec<Part>) {
             PartKind::Batch,
             group.to_vec(),
             args,
-            batch_secs(&batch, routes, &warmups),
+            batch_secs(&batch, &routes, &warmups),
         ));
     }
 
@@ -298,13 +308,20 @@ fn plan(level: Level, request: &Request) -> (Plan, Vec<Part>) {
     (plan, parts)
 }
 
-/// A batch of apps with these start-up warm-ups over `routes` routes: per round and app a
-/// visit, each route's run and its pacer's; the ceilings.
-fn batch_secs(batch: &BatchLengths, routes: usize, start_up_warmups: &[f64]) -> f64 {
-    let run = batch.duration_secs + batch.warmup_secs + RUN_OVERHEAD_SECS;
+/// A batch of apps with these start-up warm-ups over `routes` (names): per round and app a
+/// visit, each route that reads in slices of the default length, each route that writes as
+/// a whole run and its pacer's; the ceilings.
+fn batch_secs(batch: &BatchLengths, routes: &[&str], start_up_warmups: &[f64]) -> f64 {
+    let slice = DEFAULT_SLICE.as_secs_f64();
+    let side = batch.duration_secs + batch.warmup_secs;
+    let route_secs = |route: &str| match crate::routes::writes(route) {
+        true => 2.0 * (side + RUN_OVERHEAD_SECS),
+        false => 2.0 * side * (1.0 + SLICE_EDGE_SECS / slice),
+    };
+    let per_visit: f64 = routes.iter().map(|route| route_secs(route)).sum();
     let visits: f64 = start_up_warmups
         .iter()
-        .map(|warmup| VISIT_SECS + 2.0 * warmup + 2.0 * routes as f64 * run)
+        .map(|warmup| BATCH_VISIT_SECS + 2.0 * warmup + per_visit)
         .sum();
     let ceilings = CEILINGS as f64
         * (batch.warmup_secs + f64::from(batch.rounds) * (batch.duration_secs + RUN_OVERHEAD_SECS));
@@ -476,7 +493,7 @@ mod tests {
                 lean.batch.duration_secs,
                 lean.batch.warmup_secs
             ),
-            (6, 5.0, 3.0)
+            (6, 3.0, 1.0)
         );
         let refused = choose(&request(&apps, Some(lean.estimate_secs - 1.0)))
             .unwrap_err()
@@ -488,20 +505,20 @@ mod tests {
     }
 
     /// The estimates of two checked-in runs' settings are within 10 % of their measured wall
-    /// times: the null check (3 apps, 3 routes, 12 rounds of 5 s runs after 3 s warm-ups,
-    /// 2,106 s; docs/example-null-check-20261205092502) and the sweep beside the floor (7
+    /// times: the sliced null check (3 apps, 3 routes, 10 rounds of 5 s of 0.25 s slices after
+    /// 1 s, 1,534 s; docs/example-null-check-20261207034728) and the sweep beside the floor (7
     /// apps, 2 routes, 3 rounds of 3 s rates, 4 common and 3 own, 2,959 s;
     /// docs/example-sweep-20261205125726), which ran every rate and overload in every round
     /// (its estimate includes the floor's runs at the deciding rates, which it did not make).
     #[test]
     fn the_estimates_are_near_the_checked_in_runs_wall_times() {
         let null_check = BatchLengths {
-            rounds: 12,
+            rounds: 10,
             duration_secs: 5.0,
-            warmup_secs: 3.0,
+            warmup_secs: 1.0,
         };
-        let batch = batch_secs(&null_check, 3, &[0.0; 3]);
-        assert!((batch / 2106.0 - 1.0).abs() < 0.1, "{batch}");
+        let batch = batch_secs(&null_check, &["home", "detail", "cached-detail"], &[0.0; 3]);
+        assert!((batch / 1534.0 - 1.0).abs() < 0.1, "{batch}");
         let mut floor_sweep = Level::Lean.sweep();
         floor_sweep.common = vec![0.25, 0.5, 0.75, 0.9];
         let sweep = sweep_secs_with(&floor_sweep, Level::Lean.overload_secs(), &[0.0; 7], 1.0);

@@ -49,7 +49,7 @@ impl VisitingOrder {
 /// The routes on which some app's ratio to Go is not yet known to `precision` (docs/spec.md
 /// §5.12): no interval yet, or its half width above `precision` of its geometric mean. Every
 /// app runs such a route again, not only the imprecise ones: the paired test compares two
-/// apps over the rounds both have, and it cannot reach significance under 6 of them.
+/// apps over the rounds both have, so an app that stopped early would cut its pairs short.
 pub fn imprecise_routes(apps: &[&AppResult], routes: &[String], precision: f64) -> Vec<String> {
     routes
         .iter()
