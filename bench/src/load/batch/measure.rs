@@ -80,14 +80,13 @@ impl Batcher<'_> {
         ))
     }
 
-    /// The app's and the pacer's runs of one round of a route that reads, in slices
+    /// The app's and the pacer's (`[app, pacer]`) runs of one round of a route that reads, in slices
     /// (docs/spec.md §5.5): the page cache cleared and, on a cached route, primed through both
     /// (the pacer keeps its pages in a Redis database of its own), then the slices, each side
     /// sampled over all of them and admitted on its own requests.
     pub(super) fn measure_sliced(
         &self,
-        app: &RunningApp,
-        pacer: &RunningApp,
+        [app, pacer]: [&RunningApp; 2],
         route: &str,
         round: u32,
         pacer_first: bool,

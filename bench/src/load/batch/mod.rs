@@ -489,8 +489,14 @@ impl Batcher<'_> {
                 self.progress
                     .step(format!("{label} · {route} · app and go pacer in slices"));
                 let stem = format!("raw/{name}-{route}-round{round}");
-                let (run, pacer_run, slices) =
-                    self.measure_sliced(&running, &pacer, route, round, pacer_first, slice, &stem)?;
+                let (run, pacer_run, slices) = self.measure_sliced(
+                    [&running, &pacer],
+                    route,
+                    round,
+                    pacer_first,
+                    slice,
+                    &stem,
+                )?;
                 let result = self.route_result(index, route);
                 result.runs.push(run);
                 result.pacer_runs.push(pacer_run);
