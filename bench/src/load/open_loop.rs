@@ -455,11 +455,6 @@ pub fn read_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
     histogram_of(records.iter().filter_map(|r| r.read_delay))
 }
 
-/// The generator's own lateness both ways (µs) for every request.
-pub fn generator_delay_histogram(records: &[OpenRecord]) -> Histogram<u64> {
-    histogram_of(records.iter().map(OpenRecord::generator_delay))
-}
-
 /// The latency (µs) of every request [`histogram`] counts, less the generator's own lateness.
 pub fn latency_less_generator_histogram(records: &[OpenRecord]) -> Histogram<u64> {
     histogram_of(
