@@ -83,7 +83,7 @@ fn runs_of_misbehaving_apps_are_invalid_listed_and_fail_the_command() {
     let results = tempfile::tempdir().unwrap();
     let modes = [
         ("status-500", "non-200 responses: 500"),
-        ("short-body", "body bytes"),
+        ("short-body", "with a body other than"),
         (
             "few-connections",
             "the app held 10 of 50 connections (at most 40 more waited in its listen queue",

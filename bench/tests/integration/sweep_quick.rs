@@ -3,7 +3,7 @@
 //! alone (`common::serial`), as it times latencies.
 
 use crate::common;
-use bench::results::sweep::Sweep;
+use bench::results::sweep::{Rung, Sweep, verdict_open};
 use std::process::Command;
 
 #[test]
@@ -37,31 +37,47 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
     let labels: Vec<&str> = sweep.apps.iter().map(|a| a.label.as_str()).collect();
     // Go first even when not asked for: the common rates are fractions of its max.
     assert_eq!(labels, ["go", "axum-sqlx", "go+GOMEMLIMIT=384MiB"]);
-    // The machine's floor: the static server at each common rate of each route, both rounds,
-    // every answer the static page, at Go's common rates.
-    let floors: Vec<(&str, usize)> = sweep
-        .floor
-        .iter()
-        .map(|floor| (floor.route.as_str(), floor.runs.len()))
-        .collect();
+    // The machine's floor: the static server at each of Go's common rates of each route in
+    // round 1, and at each rate that decided an app's max where the common rates said nothing;
+    // every answer the static page.
     let common_rates = sweep.settings.common_fractions.len();
-    assert_eq!(
-        floors,
-        [
-            ("detail", 2 * common_rates),
-            ("cached-detail", 2 * common_rates)
-        ]
-    );
     for floor in &sweep.floor {
         let go = sweep.apps[0].routes.iter().find(|r| r.route == floor.route);
-        let go_rates: Vec<f64> = go
-            .unwrap()
-            .common
+        let go_max = go.unwrap().closed_loop_per_sec;
+        let go_rates: Vec<f64> = sweep
+            .settings
+            .common_fractions
             .iter()
+            .map(|fraction| (go_max * fraction).round())
+            .collect();
+        let first_round: Vec<f64> = floor
+            .runs
+            .iter()
+            .filter(|p| p.round == 1)
             .map(|p| p.target_per_sec)
             .collect();
-        let rates: Vec<f64> = floor.runs.iter().map(|p| p.target_per_sec).collect();
-        assert_eq!(rates, go_rates, "{}", floor.route);
+        assert_eq!(
+            first_round[..common_rates],
+            go_rates[..],
+            "{}: the common rates first",
+            floor.route
+        );
+        let deciding: Vec<f64> = sweep
+            .apps
+            .iter()
+            .filter_map(|app| app.routes.iter().find(|r| r.route == floor.route))
+            .filter_map(|swept| swept.rung_that_set_the_max(2))
+            .map(|rung| rung.target_per_sec)
+            .collect();
+        for rung in floor.rungs() {
+            assert!(
+                go_rates.contains(&rung.target_per_sec) || deciding.contains(&rung.target_per_sec),
+                "{}: the floor ran {} req/s, neither a common rate nor a deciding one",
+                floor.route,
+                rung.target_per_sec
+            );
+            later_rounds_only_where_open(&rung, &floor.route);
+        }
         assert!(
             floor
                 .runs
@@ -79,12 +95,12 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
         for route in &app.routes {
             assert!(route.closed_loop_per_sec > 0.0, "{name} {}", route.route);
             assert_eq!(route.closed_loop_rounds.len(), 2, "{name} {}", route.route);
-            // Every round ran the same rates: two per ladder, each in both rounds.
+            // Two rates per ladder, each in round 1 and in round 2 where round 1 left its
+            // verdict open.
             let rungs = route.rungs();
             assert_eq!(rungs.len(), 4, "{name} {}", route.route);
             for rung in &rungs {
-                let rounds: Vec<u32> = rung.runs.iter().map(|run| run.round).collect();
-                assert_eq!(rounds, [1, 2], "{name} {} {rung:?}", route.route);
+                later_rounds_only_where_open(rung, &format!("{name} {}", route.route));
             }
             for point in route.common.iter().chain(&route.own) {
                 assert_eq!(point.bookkeeping, None, "{name} {}", route.route);
@@ -150,4 +166,16 @@ fn a_quick_sweep_measures_every_part_for_two_apps() {
         }
     }
     assert!(dir.join("sweep.md").is_file() && dir.join("sweep.html").is_file());
+}
+
+/// A rate ran in round 1, and in each later round exactly when the earlier rounds left its
+/// verdict (held in most of the sweep's 2 rounds) open.
+fn later_rounds_only_where_open(rung: &Rung<'_>, what: &str) {
+    let rounds: Vec<u32> = rung.runs.iter().map(|run| run.round).collect();
+    let held_in_round_1 = rung.runs[0].within_slo as usize;
+    let expected: &[u32] = match verdict_open(held_in_round_1, 2, 2) {
+        true => &[1, 2],
+        false => &[1],
+    };
+    assert_eq!(rounds, expected, "{what} at {} req/s", rung.target_per_sec);
 }
